@@ -88,7 +88,7 @@ public final class LeaseWatcher {
         return List.copyOf(batch);
     }
 
-    /** The other nodes' leases as currently known, in the order they first appeared. */
+    /** The other nodes' leases as currently known: in the last snapshot's order, then in order of arrival. */
     public List<Lease> leases() {
         return List.copyOf(leases.values());
     }
