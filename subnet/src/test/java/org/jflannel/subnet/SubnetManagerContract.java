@@ -58,7 +58,7 @@ public abstract class SubnetManagerContract {
     }
 
     /** Which subject (etcd key or node name) and which field the skip log line must name. */
-    protected record Malformed(String subject, String field) {}
+    public record Malformed(String subject, String field) {}
 
     protected abstract StoreFixture openFixture() throws Exception;
 

@@ -186,7 +186,7 @@ public final class KubeSubnetManager implements SubnetManager {
 
     @Override
     public Subscription watchLeases(Consumer<List<LeaseEvent>> sink) {
-        LeaseEventQueue q = tracker.subscribe(env.eventQueueDepth(), sink);
+        LeaseEventQueue q = tracker.subscribe(env.eventQueueDepth(), sink, informer::views);
         return () -> tracker.unsubscribe(q);
     }
 

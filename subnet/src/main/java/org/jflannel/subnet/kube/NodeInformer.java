@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -84,6 +85,11 @@ final class NodeInformer implements AutoCloseable {
     Optional<NodeView> get(String name) {
         Node n = store.get(name);
         return n == null ? Optional.empty() : Optional.of(NodeView.of(n, keys));
+    }
+
+    /** Every cached node, as views. */
+    List<NodeView> views() {
+        return store.values().map(n -> NodeView.of(n, keys)).toList();
     }
 
     /** The cached (stripped) Node itself: its annotations under our prefix and pod CIDRs. */
