@@ -15,10 +15,11 @@ final class RouteCodec {
     static void route(NlWriter w, Route r, boolean delete) {
         int family = r.isIpv4() ? AF_INET : AF_INET6;
         int table = r.table();
-        // deletes match on what is given; scope RT_SCOPE_NOWHERE(255) and protocol 0 mean "any", as in `ip route del`
+        // deletes match on what is given; scope RT_SCOPE_NOWHERE(255), protocol 0 and (unicast) type 0 mean "any",
+        // byte for byte what `ip route del` sends
         w.u8(family).u8(r.dst() == null ? 0 : r.dst().prefixLength()).u8(0).u8(0)
                 .u8(table < 256 ? table : 252 /* RT_TABLE_COMPAT */).u8(delete ? 0 : r.protocol())
-                .u8(delete ? 255 : r.scope()).u8(r.type()).u32(r.onlink() ? RTNH_F_ONLINK : 0);
+                .u8(delete ? 255 : r.scope()).u8(delete && r.type() == Route.TYPE_UNICAST ? 0 : r.type()).u32(r.onlink() ? RTNH_F_ONLINK : 0);
         if (r.dst() != null) {
             w.attrIp(RTA_DST, r.dst().address());
         }
@@ -39,7 +40,8 @@ final class RouteCodec {
 
     /** `ip route get <dst>`. */
     static void get(NlWriter w, InetAddress dst) {
-        w.u8(family(dst)).u8(family(dst) == AF_INET ? 32 : 128).u8(0).u8(0).u8(0).u8(0).u8(0).u8(0).u32(0);
+        // RTM_F_LOOKUP_TABLE (0x1000), as iproute2 sends: the reply names the table the route came from
+        w.u8(family(dst)).u8(family(dst) == AF_INET ? 32 : 128).u8(0).u8(0).u8(0).u8(0).u8(0).u8(0).u32(0x1000);
         w.attrIp(RTA_DST, dst);
     }
 

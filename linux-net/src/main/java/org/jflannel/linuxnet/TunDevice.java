@@ -118,6 +118,22 @@ public final class TunDevice implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits up to {@code timeoutMillis} for a packet to read (poll POLLIN); lets a reader bound its
+     * wait and notice a stop request, since a blocked read() is not woken by close().
+     */
+    public boolean awaitReadable(int timeoutMillis) throws NetlinkException {
+        int[] pfd = {fd.get(), LibC.POLLIN};
+        try {
+            return LibC.poll(pfd, 1, timeoutMillis) > 0 && ((pfd[1] >>> 16) & LibC.POLLIN) != 0;
+        } catch (LastErrorException e) {
+            if (e.getErrorCode() == Errno.EINTR) {
+                return false;
+            }
+            throw new NetlinkException("poll", name, e.getErrorCode(), "");
+        }
+    }
+
     /** Reads one packet into {@code direct} at its position; advances the position; returns the length. */
     public int read(ByteBuffer direct) throws NetlinkException {
         Cached c = readCache;

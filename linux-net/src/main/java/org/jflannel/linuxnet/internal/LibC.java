@@ -35,6 +35,8 @@ public final class LibC {
     public static final int O_EXCL = 0x80;
     public static final int O_CLOEXEC = 0x80000;
 
+    public static final int POLLIN = 0x1;
+
     public static final int CLONE_NEWNET = 0x40000000;
     public static final long MS_BIND = 4096;
     public static final long MS_REC = 16384;
@@ -79,6 +81,9 @@ public final class LibC {
     public static native int ioctl(int fd, long request, byte[] arg) throws LastErrorException;
 
     public static native int ioctl(int fd, long request, long arg) throws LastErrorException;
+
+    /** struct pollfd as two ints: {fd, events | revents << 16}. */
+    public static native int poll(int[] fds, long nfds, int timeoutMillis) throws LastErrorException;
 
     public static native int setns(int fd, int nstype) throws LastErrorException;
 
