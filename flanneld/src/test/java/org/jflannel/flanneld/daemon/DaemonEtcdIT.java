@@ -43,7 +43,7 @@ class DaemonEtcdIT {
                 try (DaemonProcess d = DaemonProcess.start(ns.execPrefix(), Map.of(), "--etcd-endpoints=" + NsEtcd.ENDPOINT,
                         "--subnet-file=" + subnetFile, "--ip-masq", "--healthz-ip=127.0.0.1", "--healthz-port=10256",
                         "--iptables-resync=1")) {
-                    assertThat(d.awaitStderr(s -> s.contains("lease snapshot received"), WAIT)).as(d.stderr()).isTrue();
+                    assertThat(d.awaitStderr(s -> s.contains("lease snapshot programmed"), WAIT)).as(d.stderr()).isTrue();
                     String env = Files.readString(subnetFile);
                     assertThat(env).startsWith("FLANNEL_NETWORK=10.244.0.0/16\nFLANNEL_SUBNET=10.244.")
                             .endsWith("/24\nFLANNEL_MTU=1450\nFLANNEL_IPMASQ=true\n");

@@ -51,7 +51,7 @@ class DaemonKubeIT {
             try (NsPortForward fwd = NsPortForward.start(ns, 6443, api.port());
                  DaemonProcess d = DaemonProcess.start(ns.execPrefix(), Map.of("NODE_NAME", "node-1"), "--kube-subnet-mgr",
                          "--kube-api-url=http://127.0.0.1:6443", "--net-config-path=" + netConf, "--subnet-file=" + subnetFile)) {
-                assertThat(d.awaitStderr(s -> s.contains("lease snapshot received"), WAIT)).as("%s", d.stderr()).isTrue();
+                assertThat(d.awaitStderr(s -> s.contains("lease snapshot programmed"), WAIT)).as("%s", d.stderr()).isTrue();
                 assertThat(Files.readString(subnetFile)).isEqualTo(
                         "FLANNEL_NETWORK=10.244.0.0/16\nFLANNEL_SUBNET=10.244.1.1/24\nFLANNEL_MTU=1450\nFLANNEL_IPMASQ=false\n");
                 assertThat(ns.exec("ip", "route", "show", "10.244.2.0/24"))
