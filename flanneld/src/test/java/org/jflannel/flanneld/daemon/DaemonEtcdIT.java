@@ -42,7 +42,7 @@ class DaemonEtcdIT {
                 Path subnetFile = dir.resolve("run/subnet.env");
                 try (DaemonProcess d = DaemonProcess.start(ns.execPrefix(), Map.of(), "--etcd-endpoints=" + NsEtcd.ENDPOINT,
                         "--subnet-file=" + subnetFile, "--ip-masq", "--healthz-ip=127.0.0.1", "--healthz-port=10256",
-                        "--iptables-resync=1")) {
+                        "--iptables-resync=1", "--ip-blackhole-route")) {
                     assertThat(d.awaitStderr(s -> s.contains("lease snapshot programmed"), WAIT)).as(d.stderr()).isTrue();
                     String env = Files.readString(subnetFile);
                     assertThat(env).startsWith("FLANNEL_NETWORK=10.244.0.0/16\nFLANNEL_SUBNET=10.244.")
@@ -57,6 +57,17 @@ class DaemonEtcdIT {
                     assertThat(ns.exec("iptables", "-t", "nat", "-S")).contains("-A POSTROUTING -m comment --comment \"flanneld masq\" -j FLANNEL-POSTRTG");
                     assertThat(ns.exec("iptables", "-t", "filter", "-S")).contains("-A FLANNEL-FWD -s 10.244.0.0/16");
                     assertThat(get(ns, "/metrics")).contains("flanneld_leases 1.0");
+
+                    // --ip-blackhole-route: the own subnet, one resync period after start-up
+                    String own = env.lines().filter(l -> l.startsWith("FLANNEL_SUBNET=")).findFirst().orElseThrow()
+                            .replaceAll("FLANNEL_SUBNET=(\\d+\\.\\d+\\.\\d+)\\.1/24", "$1.0/24");
+                    assertThat(Await.until(() -> ns.exec("ip", "route", "show", "type", "blackhole").contains(own),
+                            Duration.ofSeconds(15))).isTrue();
+                    // a forward rule deleted by hand comes back within a few resync periods
+                    ns.exec("iptables", "-D", "FLANNEL-FWD", "-d", "10.244.0.0/16", "-m", "comment", "--comment",
+                            "flanneld forward", "-j", "ACCEPT");
+                    assertThat(Await.until(() -> ns.exec("iptables", "-S", "FLANNEL-FWD").contains("-d 10.244.0.0/16"),
+                            Duration.ofSeconds(15))).isTrue();
 
                     etcd.delete(PEER_KEY);
                     assertThat(Await.until(() -> ns.exec("ip", "route", "show", "10.244.99.0/24").isBlank(), Duration.ofSeconds(15)))
