@@ -60,12 +60,19 @@ run_java() {
 run_ip() {
     batch_files "$1"
     fresh_vxlan
-    t0=$(date +%s%N)
-    ip -n "$NS" -batch "$TMP/ip.batch"          # neighbours and routes
-    bridge -n "$NS" -batch "$TMP/bridge.batch"  # FDB entries
-    t1=$(date +%s%N)
-    got=$(ip -n "$NS" route show dev flannel.1 | grep -c onlink)
-    python3 -c "n=$1; s=($t1-$t0)/1e9; print(f'ip-batch N={n} seconds={s:.3f} triples_per_s={n/s:.0f} routes_present=$got')"
+    # wall time and the children's CPU time (user + kernel), like the Java side reports
+    python3 - "$1" "$NS" "$TMP" <<'PY'
+import resource, subprocess, sys, time
+n, ns, tmp = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+t0 = time.monotonic()
+subprocess.run(["ip", "-n", ns, "-batch", f"{tmp}/ip.batch"], check=True)            # neighbours and routes
+subprocess.run(["bridge", "-n", ns, "-batch", f"{tmp}/bridge.batch"], check=True)    # FDB entries
+wall = time.monotonic() - t0
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = ru.ru_utime + ru.ru_stime
+routes = subprocess.run(["ip", "-n", ns, "route", "show", "dev", "flannel.1"], capture_output=True, text=True).stdout.count("onlink")
+print(f"ip-batch N={n} wall_s={wall:.3f} triples_per_s={n/wall:.0f} cpu_s={cpu:.3f} triples_per_cpu_s={n/cpu:.0f} routes_present={routes}")
+PY
 }
 
 # The machine is shared, so each size runs twice with the order swapped (ip/java, then java/ip).
