@@ -1,0 +1,50 @@
+package org.jflannel.core;
+
+/** The {@code Backend} object of net-conf.json, typed per supported backend. */
+public sealed interface BackendConfig permits BackendConfig.Vxlan, BackendConfig.Udp {
+
+    /** The backend type as flannel names it: {@code vxlan} or {@code udp}. */
+    String type();
+
+    /**
+     * VXLAN options (REFERENCE §2): {@code port} 0 means the kernel default 8472, {@code mtu} 0 means
+     * the external interface's MTU.
+     */
+    record Vxlan(int vni, int port, int mtu, boolean gbp, boolean learning, boolean directRouting)
+            implements BackendConfig {
+        public static final int DEFAULT_VNI = 1;
+
+        public Vxlan {
+            if (vni < 0 || vni > 0xFFFFFF) {
+                throw new IllegalArgumentException("VNI must be 0..16777215, got " + vni);
+            }
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("Port must be 0..65535, got " + port);
+            }
+            if (mtu < 0) {
+                throw new IllegalArgumentException("MTU must be >= 0, got " + mtu);
+            }
+        }
+
+        @Override
+        public String type() {
+            return "vxlan";
+        }
+    }
+
+    /** UDP options: the port to bind and to send to (default 8285). */
+    record Udp(int port) implements BackendConfig {
+        public static final int DEFAULT_PORT = 8285;
+
+        public Udp {
+            if (port < 1 || port > 65535) {
+                throw new IllegalArgumentException("Port must be 1..65535, got " + port);
+            }
+        }
+
+        @Override
+        public String type() {
+            return "udp";
+        }
+    }
+}

@@ -1,0 +1,220 @@
+package org.jflannel.core;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Locale;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads net-conf.json as upstream's Go decoder does: keys match case-insensitively (the last of
+ * two spellings wins), unknown keys are ignored, types are strict. Validation and defaults are
+ * {@link NetConfRules}'.
+ */
+final class NetConfParser {
+    private static final Logger LOG = LoggerFactory.getLogger(NetConfParser.class);
+    private static final ObjectMapper MAPPER = JsonMapper.builder()
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .disable(JsonParser.Feature.AUTO_CLOSE_SOURCE)
+            .build();
+
+    private final String source;
+
+    private NetConfParser(String source) {
+        this.source = source;
+    }
+
+    static NetConf parse(String json, NetConf.Mode mode, String source) throws ConfigException {
+        return new NetConfParser(source).parse(json, mode);
+    }
+
+    private NetConf parse(String json, NetConf.Mode mode) throws ConfigException {
+        JsonNode root;
+        try {
+            root = MAPPER.readTree(json);
+        } catch (JsonProcessingException e) {
+            throw error("", "invalid JSON: " + e.getOriginalMessage());
+        }
+        if (root == null || !root.isObject()) {
+            throw error("", "expected a JSON object, got " + describe(root));
+        }
+        Map<String, JsonNode> f = fold(root);
+        boolean v4 = bool(f, "EnableIPv4", true);
+        boolean v6 = bool(f, "EnableIPv6", false);
+        if (!v4 && !v6) {
+            throw error("EnableIPv4", "none defined stack");
+        }
+        var raw = new NetConfRules.Raw(
+                v4, v6,
+                ip4Net(f, "Network"), uint(f, "SubnetLen"), ip4(f, "SubnetMin"), ip4(f, "SubnetMax"),
+                ip6Net(f, "IPv6Network"), uint(f, "IPv6SubnetLen"), ip6(f, "IPv6SubnetMin"), ip6(f, "IPv6SubnetMax"));
+        boolean nft = bool(f, "EnableNFTables", false);
+        boolean defaulted = !f.containsKey("backend");
+        BackendConfig backend = defaulted ? new BackendConfig.Udp(BackendConfig.Udp.DEFAULT_PORT) : backend(f.get("backend"));
+        if (defaulted) {
+            LOG.warn("{}: no Backend given, using udp as upstream flannel does; set \"Backend\": {{\"Type\": \"vxlan\"}} explicitly", source);
+        }
+        return NetConfRules.apply(raw, mode, nft, backend, defaulted, source);
+    }
+
+    private BackendConfig backend(JsonNode node) throws ConfigException {
+        if (node == null || !node.isObject()) {
+            if (node == null || node.isNull()) {
+                throw error("Backend.Type", "unknown backend type: ");
+            }
+            throw error("Backend", "expected an object, got " + describe(node));
+        }
+        Map<String, JsonNode> b = fold(node);
+        String type = string(b, "Type", "Backend.Type");
+        if (type == null || type.isEmpty()) {
+            throw error("Backend.Type", "unknown backend type: ");
+        }
+        switch (type.toLowerCase(Locale.ROOT)) {
+            case "vxlan":
+                return new BackendConfig.Vxlan(
+                        range(b, "VNI", BackendConfig.Vxlan.DEFAULT_VNI, 0, 0xFFFFFF),
+                        range(b, "Port", 0, 0, 65535),
+                        range(b, "MTU", 0, 0, 65535),
+                        boolIn(b, "GBP", "Backend.GBP"),
+                        boolIn(b, "Learning", "Backend.Learning"),
+                        boolIn(b, "DirectRouting", "Backend.DirectRouting"));
+            case "udp":
+                return new BackendConfig.Udp(range(b, "Port", BackendConfig.Udp.DEFAULT_PORT, 1, 65535));
+            default:
+                throw error("Backend.Type", "backend " + type + " is not supported; supported: vxlan, udp");
+        }
+    }
+
+    /** Lower-cased key → value; a later spelling of the same key wins, as in Go. */
+    private static Map<String, JsonNode> fold(JsonNode object) {
+        Map<String, JsonNode> m = new HashMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            m.put(e.getKey().toLowerCase(Locale.ROOT), e.getValue());
+        }
+        return m;
+    }
+
+    private boolean bool(Map<String, JsonNode> f, String key, boolean dflt) throws ConfigException {
+        JsonNode n = f.get(key.toLowerCase(Locale.ROOT));
+        if (n == null || n.isNull()) {
+            return dflt;
+        }
+        if (!n.isBoolean()) {
+            throw error(key, "expected true or false, got " + describe(n));
+        }
+        return n.booleanValue();
+    }
+
+    private boolean boolIn(Map<String, JsonNode> b, String key, String field) throws ConfigException {
+        JsonNode n = b.get(key.toLowerCase(Locale.ROOT));
+        if (n == null || n.isNull()) {
+            return false;
+        }
+        if (!n.isBoolean()) {
+            throw error(field, "expected true or false, got " + describe(n));
+        }
+        return n.booleanValue();
+    }
+
+    private int range(Map<String, JsonNode> b, String key, int dflt, int min, int max) throws ConfigException {
+        JsonNode n = b.get(key.toLowerCase(Locale.ROOT));
+        if (n == null || n.isNull()) {
+            return dflt;
+        }
+        if (!n.isIntegralNumber() || !n.canConvertToLong() || n.longValue() < min || n.longValue() > max) {
+            throw error("Backend." + key, "expected " + min + ".." + max + ", got " + describe(n));
+        }
+        return n.intValue();
+    }
+
+    private int uint(Map<String, JsonNode> f, String key) throws ConfigException {
+        JsonNode n = f.get(key.toLowerCase(Locale.ROOT));
+        if (n == null || n.isNull()) {
+            return 0;
+        }
+        if (!n.isIntegralNumber() || !n.canConvertToLong() || n.longValue() < 0 || n.longValue() > 0xFFFF_FFFFL) {
+            throw error(key, "expected an unsigned integer, got " + describe(n));
+        }
+        // lengths beyond 128 are rejected by the rules with upstream's own messages
+        return (int) Math.min(n.longValue(), Integer.MAX_VALUE);
+    }
+
+    private String string(Map<String, JsonNode> f, String key, String field) throws ConfigException {
+        JsonNode n = f.get(key.toLowerCase(Locale.ROOT));
+        if (n == null || n.isNull()) {
+            return null;
+        }
+        if (!n.isTextual()) {
+            throw error(field, "expected a string, got " + describe(n));
+        }
+        return n.textValue();
+    }
+
+    private Ip4Net ip4Net(Map<String, JsonNode> f, String key) throws ConfigException {
+        String s = string(f, key, key);
+        if (s == null) {
+            return null;
+        }
+        try {
+            return Ip4Net.parse(s);
+        } catch (IllegalArgumentException e) {
+            throw error(key, s.indexOf(':') >= 0 && s.indexOf('/') > 0 ? "invalid IPv4 CIDR format" : "invalid CIDR address: " + s);
+        }
+    }
+
+    private Ip6Net ip6Net(Map<String, JsonNode> f, String key) throws ConfigException {
+        String s = string(f, key, key);
+        if (s == null) {
+            return null;
+        }
+        try {
+            return Ip6Net.parse(s);
+        } catch (IllegalArgumentException e) {
+            throw error(key, "invalid CIDR address: " + s);
+        }
+    }
+
+    private Integer ip4(Map<String, JsonNode> f, String key) throws ConfigException {
+        String s = string(f, key, key);
+        if (s == null) {
+            return null;
+        }
+        try {
+            return Ip4Net.parseAddress(s);
+        } catch (IllegalArgumentException e) {
+            throw error(key, "invalid IPv4 address: " + s);
+        }
+    }
+
+    private long[] ip6(Map<String, JsonNode> f, String key) throws ConfigException {
+        String s = string(f, key, key);
+        if (s == null) {
+            return null;
+        }
+        try {
+            return Ip6Net.parseAddress(s);
+        } catch (IllegalArgumentException e) {
+            throw error(key, "invalid IPv6 address: " + s);
+        }
+    }
+
+    static String describe(JsonNode n) {
+        if (n == null || n.isMissingNode()) {
+            return "nothing";
+        }
+        String text = n.toString();
+        return text.length() > 60 ? text.substring(0, 57) + "..." : text;
+    }
+
+    private ConfigException error(String field, String message) {
+        return new ConfigException(field, source + ": " + (field.isEmpty() ? "" : field + ": ") + message);
+    }
+}
