@@ -52,18 +52,19 @@ with open(f"{tmp}/ip.batch", "w") as ipb, open(f"{tmp}/bridge.batch", "w") as br
 PY
 }
 
-run_java() {
+run_java() { # N [pairs]
     ip -n "$NS" link del flannel.1 2>/dev/null || true
-    ip netns exec "$NS" java -cp "$CP" org.jflannel.linuxnet.NetlinkTriplesBench "$1" 2>&1 | grep -v '^SLF4J'
+    ip netns exec "$NS" java -cp "$CP" org.jflannel.linuxnet.NetlinkTriplesBench "$1" 2000 "${2:-triples}" 2>&1 | grep -v '^SLF4J'
 }
 
-run_ip() {
+run_ip() { # N [pairs]
     batch_files "$1"
+    [ "${2:-}" != pairs ] || sed -i '/^route /d' "$TMP/ip.batch"
     fresh_vxlan
     # wall time and the children's CPU time (user + kernel), like the Java side reports
-    python3 - "$1" "$NS" "$TMP" <<'PY'
+    python3 - "$1" "$NS" "$TMP" "${2:-triples}" <<'PY'
 import resource, subprocess, sys, time
-n, ns, tmp = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+n, ns, tmp, what = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 t0 = time.monotonic()
 subprocess.run(["ip", "-n", ns, "-batch", f"{tmp}/ip.batch"], check=True)            # neighbours and routes
 subprocess.run(["bridge", "-n", ns, "-batch", f"{tmp}/bridge.batch"], check=True)    # FDB entries
@@ -71,7 +72,7 @@ wall = time.monotonic() - t0
 ru = resource.getrusage(resource.RUSAGE_CHILDREN)
 cpu = ru.ru_utime + ru.ru_stime
 routes = subprocess.run(["ip", "-n", ns, "route", "show", "dev", "flannel.1"], capture_output=True, text=True).stdout.count("onlink")
-print(f"ip-batch N={n} wall_s={wall:.3f} triples_per_s={n/wall:.0f} cpu_s={cpu:.3f} triples_per_cpu_s={n/cpu:.0f} routes_present={routes}")
+print(f"ip-batch{'-pairs' if what == 'pairs' else ''} N={n} wall_s={wall:.3f} triples_per_s={n/wall:.0f} cpu_s={cpu:.3f} triples_per_cpu_s={n/cpu:.0f} routes_present={routes}")
 PY
 }
 
@@ -109,5 +110,7 @@ for N in "${SIZES[@]}"; do
     for r in $(seq 1 "$ROUNDS"); do
         if [ $((r % 2)) = 1 ]; then run_ip "$N"; run_java "$N"; else run_java "$N"; run_ip "$N"; fi
     done
+    # neighbour + FDB only: our request path against iproute2's without the kernel's route insertion
+    run_ip "$N" pairs; run_java "$N" pairs
     [ "${NEXTHOP:-1}" = 0 ] || run_nexthop "$N"
 done

@@ -12,7 +12,9 @@ import org.jflannel.core.MacAddress;
  * plus the time spent per kind of entry and per block of 1,000 triples (to see whether it degrades
  * as the tables grow).
  *
- * <p>Usage: {@code NetlinkTriplesBench <N> [warmup]}; it must run in a namespace it may change.
+ * <p>Usage: {@code NetlinkTriplesBench <N> [warmup] [pairs]}; it must run in a namespace it may change.
+ * With {@code pairs} it programs only neighbour + FDB entries (no routes), which isolates the cost of
+ * our request path from the kernel's route insertion.
  */
 public final class NetlinkTriplesBench {
     private NetlinkTriplesBench() {
@@ -21,12 +23,13 @@ public final class NetlinkTriplesBench {
     public static void main(String[] args) throws Exception {
         int n = Integer.parseInt(args[0]);
         int warmup = args.length > 1 ? Integer.parseInt(args[1]) : 2000;
+        boolean routes = args.length <= 2 || !args[2].equals("pairs");
         try (RtNetlink nl = RtNetlink.open()) {
             int ext = underlay(nl);
             if (warmup > 0) {
-                run(nl, "warm.1", ext, warmup, false);
+                run(nl, "warm.1", ext, warmup, routes, false);
             }
-            run(nl, "flannel.1", ext, n, true);
+            run(nl, "flannel.1", ext, n, routes, true);
         }
     }
 
@@ -39,7 +42,7 @@ public final class NetlinkTriplesBench {
         return ext;
     }
 
-    private static void run(RtNetlink nl, String dev, int ext, int n, boolean report) throws Exception {
+    private static void run(RtNetlink nl, String dev, int ext, int n, boolean routes, boolean report) throws Exception {
         nl.deleteLink(dev);
         nl.createVxlan(new VxlanSpec(dev, 1, ext, InetAddress.getByName("192.168.0.1"), 0, false, false, 1450, null));
         int vx = nl.link(dev).orElseThrow().index();
@@ -61,7 +64,9 @@ public final class NetlinkTriplesBench {
             long t1 = System.nanoTime();
             nl.replaceFdb(new FdbEntry(vx, mac, vtep));
             long t2 = System.nanoTime();
-            nl.replaceRoute(Route.onlink(new IpPrefix(subnet, 24), subnet, vx));
+            if (routes) {
+                nl.replaceRoute(Route.onlink(new IpPrefix(subnet, 24), subnet, vx));
+            }
             long t3 = System.nanoTime();
             neighNs += t1 - t0;
             fdbNs += t2 - t1;
@@ -78,7 +83,7 @@ public final class NetlinkTriplesBench {
         double cpu = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
         double procCpu = (os.getProcessCpuTime() - procCpu0) / 1e9;
         if (report) {
-            System.out.printf(Locale.ROOT, "java N=%d wall_s=%.3f triples_per_s=%.0f cpu_s=%.3f (jvm %.3f) "
+            System.out.printf(Locale.ROOT, (routes ? "java" : "java-pairs") + " N=%d wall_s=%.3f triples_per_s=%.0f cpu_s=%.3f (jvm %.3f) "
                             + "triples_per_cpu_s=%.0f neigh_us=%.1f fdb_us=%.1f route_us=%.1f per5000=[%s ]%n", n, secs,
                     n / secs, cpu, procCpu, n / cpu, neighNs / 1e3 / n, fdbNs / 1e3 / n, routeNs / 1e3 / n, blocks);
         }
