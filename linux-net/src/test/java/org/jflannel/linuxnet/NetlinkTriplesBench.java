@@ -12,18 +12,24 @@ import org.jflannel.core.MacAddress;
  * plus the time spent per kind of entry and per block of 1,000 triples (to see whether it degrades
  * as the tables grow).
  *
- * <p>Usage: {@code NetlinkTriplesBench <N> [warmup] [pairs]}; it must run in a namespace it may change.
+ * <p>Usage: {@code NetlinkTriplesBench <N> [warmup] [triples|pairs|grouped]}; it must run in a namespace it may change.
+ * {@code grouped} programs neighbour + route per peer and then all FDB entries (the order of the batch files).
  * With {@code pairs} it programs only neighbour + FDB entries (no routes), which isolates the cost of
  * our request path from the kernel's route insertion.
  */
 public final class NetlinkTriplesBench {
+    /** "grouped": neighbour + route per peer, then all FDB entries, the order of the ip/bridge batch files. */
+    private static boolean grouped;
+
     private NetlinkTriplesBench() {
     }
 
     public static void main(String[] args) throws Exception {
         int n = Integer.parseInt(args[0]);
         int warmup = args.length > 1 ? Integer.parseInt(args[1]) : 2000;
-        boolean routes = args.length <= 2 || !args[2].equals("pairs");
+        String mode = args.length > 2 ? args[2] : "triples";
+        boolean routes = !mode.equals("pairs");
+        grouped = mode.equals("grouped");
         try (RtNetlink nl = RtNetlink.open()) {
             int ext = underlay(nl);
             if (warmup > 0) {
@@ -62,7 +68,9 @@ public final class NetlinkTriplesBench {
             long t0 = System.nanoTime();
             nl.replaceNeighbour(Neighbour.permanent(vx, subnet, mac));
             long t1 = System.nanoTime();
-            nl.replaceFdb(new FdbEntry(vx, mac, vtep));
+            if (!grouped) {
+                nl.replaceFdb(new FdbEntry(vx, mac, vtep));
+            }
             long t2 = System.nanoTime();
             if (routes) {
                 nl.replaceRoute(Route.onlink(new IpPrefix(subnet, 24), subnet, vx));
@@ -77,13 +85,21 @@ public final class NetlinkTriplesBench {
                 block = now;
             }
         }
+        if (grouped) {
+            long t0 = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                InetAddress vtep = InetAddress.getByAddress(new byte[] {(byte) 172, (byte) (16 + (i >> 16)), (byte) (i >> 8), (byte) i});
+                nl.replaceFdb(new FdbEntry(vx, new MacAddress(0x0e0000000000L | i), vtep));
+            }
+            fdbNs = System.nanoTime() - t0;
+        }
         double secs = (System.nanoTime() - start) / 1e9;
         // CPU time is what the machine's other load cannot inflate: the sender thread's (user + kernel,
         // which includes the kernel's work on our requests) and the whole JVM's (adds JIT and GC).
         double cpu = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
         double procCpu = (os.getProcessCpuTime() - procCpu0) / 1e9;
         if (report) {
-            System.out.printf(Locale.ROOT, (routes ? "java" : "java-pairs") + " N=%d wall_s=%.3f triples_per_s=%.0f cpu_s=%.3f (jvm %.3f) "
+            System.out.printf(Locale.ROOT, (routes ? (grouped ? "java-grouped" : "java") : "java-pairs") + " N=%d wall_s=%.3f triples_per_s=%.0f cpu_s=%.3f (jvm %.3f) "
                             + "triples_per_cpu_s=%.0f neigh_us=%.1f fdb_us=%.1f route_us=%.1f per5000=[%s ]%n", n, secs,
                     n / secs, cpu, procCpu, n / cpu, neighNs / 1e3 / n, fdbNs / 1e3 / n, routeNs / 1e3 / n, blocks);
         }
