@@ -157,6 +157,15 @@ class NetConfTest {
     }
 
     @Test
+    void keysFoldAsInGoKelvinSignAndLongSIncluded() throws Exception {
+        NetConf c = NetConf.parse("{\"Network\":\"10.5.0.0/16\",\"\u017Fubnetlen\":20,\"EnableİPv6\":true,"
+                + "\"bac\u212Aend\":{\"type\":\"vxlan\"}}", ETCD);
+        assertThat(c.subnetLen()).isEqualTo(20);
+        assertThat(c.enableIPv6()).as("U+0130 does not fold to i").isFalse();
+        assertThat(c.backend().type()).isEqualTo("vxlan");
+    }
+
+    @Test
     void laterSpellingOfAKeyWins() throws Exception {
         NetConf c = NetConf.parse("{\"Network\":\"10.1.0.0/16\",\"network\":\"10.2.0.0/16\"}", ETCD);
         assertThat(c.network()).hasToString("10.2.0.0/16");
