@@ -92,14 +92,35 @@ final class NetConfParser {
         }
     }
 
-    /** Lower-cased key → value; a later spelling of the same key wins, as in Go. */
+    /** Folded key → value; a later spelling of the same key wins, as in Go. */
     private static Map<String, JsonNode> fold(JsonNode object) {
         Map<String, JsonNode> m = new HashMap<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
-            m.put(e.getKey().toLowerCase(Locale.ROOT), e.getValue());
+            m.put(foldKey(e.getKey()), e.getValue());
         }
         return m;
+    }
+
+    /**
+     * Go's case-insensitive match against ASCII field names: ASCII letters fold to lower case, and
+     * so do the two non-ASCII letters Unicode folds onto ASCII ones, KELVIN SIGN (to k) and LONG S
+     * (to s). Nothing else folds (String.toLowerCase would turn U+0130 into "i" plus a dot).
+     */
+    static String foldKey(String key) {
+        StringBuilder sb = new StringBuilder(key.length());
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (c >= 'A' && c <= 'Z') {
+                c = (char) (c + ('a' - 'A'));
+            } else if (c == '\u212A') {
+                c = 'k';
+            } else if (c == '\u017F') {
+                c = 's';
+            }
+            sb.append(c);
+        }
+        return sb.toString();
     }
 
     private boolean bool(Map<String, JsonNode> f, String key, boolean dflt) throws ConfigException {
