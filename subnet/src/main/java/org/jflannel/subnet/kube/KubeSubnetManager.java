@@ -248,6 +248,11 @@ public final class KubeSubnetManager implements SubnetManager {
         }
     }
 
+    /** The informer, for tests in this package. */
+    NodeInformer informerForTest() {
+        return informer;
+    }
+
     @Override
     public void close() {
         informer.close();
