@@ -16,8 +16,6 @@ import io.fabric8.mockwebserver.http.WebSocketListener;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -41,18 +39,20 @@ public class NodeAwareCrudDispatcher extends KubernetesCrudDispatcher {
     private static final int MAX_CONFLICT_RETRIES = 20;
 
     private final ObjectMapper json = new ObjectMapper();
-    private final ExecutorService watchCloser = Executors.newCachedThreadPool(r -> {
+    /** A short-lived daemon thread per closed watch (closes are rare; no pool to outlive the server). */
+    private static final java.util.concurrent.Executor WATCH_CLOSER = r -> {
         Thread t = new Thread(r, "kube-mock-watch-close");
         t.setDaemon(true);
-        return t;
-    });
+        t.start();
+    };
     private final List<ApiCall> calls = new ArrayList<>();
 
     @Override
     public MockResponse dispatch(RecordedRequest request) {
         String body = request.getBody() == null ? "" : new String(request.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
         synchronized (calls) {
-            calls.add(ApiCall.of(request.getMethod(), request.getPath(), request.getHeader("Content-Type"), body));
+            calls.add(ApiCall.of(request.getMethod(), request.getPath(), request.getHeader("Content-Type"), body,
+                    request.getHeader("User-Agent")));
         }
         return super.dispatch(request);
     }
@@ -75,13 +75,7 @@ public class NodeAwareCrudDispatcher extends KubernetesCrudDispatcher {
     public MockResponse handleWatch(String path) {
         MockResponse response = super.handleWatch(path);
         WebSocketListener inner = response.getWebSocketListener();
-        return inner == null ? response : response.withWebSocketUpgrade(new OffLoopCloseListener(inner, watchCloser));
-    }
-
-    @Override
-    public void shutdown() {
-        super.shutdown();
-        watchCloser.shutdown();
+        return inner == null ? response : response.withWebSocketUpgrade(new OffLoopCloseListener(inner, WATCH_CLOSER));
     }
 
     @Override
