@@ -304,6 +304,27 @@ class KubeSubnetManagerTest {
         }
     }
 
+    @Test
+    void cacheSyncTimeoutIsFatalUnlessContWhenCacheNotReady() throws Exception {
+        int deadPort;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            deadPort = s.getLocalPort();
+        }
+        KubeOptions fast = kube.options().withTimings(java.time.Duration.ofSeconds(1), java.time.Duration.ofMillis(100), java.time.Duration.ofSeconds(1));
+        io.fabric8.kubernetes.client.Config config = new io.fabric8.kubernetes.client.ConfigBuilder(io.fabric8.kubernetes.client.Config.empty())
+                .withMasterUrl("http://127.0.0.1:" + deadPort).withRequestRetryBackoffLimit(0).build();
+        try (var client = KubeClients.configure(new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(config)).build()) {
+            assertThatThrownBy(() -> KubeSubnetManager.start(client, fast, Map.of("NODE_NAME", "me"), java.time.Clock.systemUTC()))
+                    .isInstanceOf(java.io.IOException.class)
+                    .hasMessage("timed out waiting for the node informer cache to sync after PT1S");
+
+            try (KubeSubnetManager m = KubeSubnetManager.start(client, fast,
+                    Map.of("NODE_NAME", "me", "CONT_WHEN_CACHE_NOT_READY", "true"), java.time.Clock.systemUTC())) {
+                assertThat(m.informerForTest().synced()).isFalse();
+            }
+        }
+    }
+
     // ---- bounded waits ----
 
     private static void awaitEvents(List<LeaseEvent> seen, Predicate<List<LeaseEvent>> cond) throws InterruptedException {
