@@ -180,7 +180,7 @@ final class LeaseWatch implements Subscription {
         }
     }
 
-    private void handle(WatchResponse response) throws InterruptedException {
+    private void handle(WatchResponse response) {
         List<WatchEvent> events = new ArrayList<>();
         for (WatchEvent e : response.getEvents()) {
             long rev = e.getKeyValue().getModRevision();
