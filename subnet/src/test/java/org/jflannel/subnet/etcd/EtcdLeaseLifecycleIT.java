@@ -97,6 +97,30 @@ class EtcdLeaseLifecycleIT {
     }
 
     @Test
+    void dualStackLeaseGetsAnUpstreamDualKeyAndIsWatchedWithBothSubnets() throws Exception {
+        admin.putConfig("{\"Network\":\"10.42.0.0/16\",\"EnableIPv6\":true,\"IPv6Network\":\"fc00:42::/56\","
+                + "\"Backend\":{\"Type\":\"vxlan\"}}");
+        LeaseAttrs v4 = EtcdFaultsIT.attrs("192.0.2.10", "0e:00:00:00:00:10");
+        LeaseAttrs ours = new LeaseAttrs(v4.publicIp(), (java.net.Inet6Address) java.net.InetAddress.getByName("fd00::10"),
+                "vxlan", v4.backendData(), "{\"VNI\":1,\"VtepMAC\":\"0e:00:00:00:00:16\"}");
+        EtcdSubnetManager m = manager(null, EtcdAdmin.TIMINGS, () -> { });
+        Lease lease = m.acquireLease(ours);
+
+        assertThat(lease.ipv6Subnet()).isNotNull();
+        assertThat(lease.ipv6Subnet().prefixLength()).isEqualTo(64);
+        String key = admin.key(lease.key());
+        assertThat(LeaseKeyCodec.KEY.matcher(key).find()).isTrue();
+        assertThat(key).contains("&fc00:42:");
+        assertThat(admin.get(key).orElseThrow().value()).isEqualTo(LeaseValueCodec.format(ours));
+
+        org.jflannel.subnet.SubnetManagerContract.Recorder rec = new org.jflannel.subnet.SubnetManagerContract.Recorder();
+        toClose.add(m.watchLeases(rec));
+        assertThat(rec.awaitBatches(1).get(0)).singleElement()
+                .satisfies(e -> assertThat(e.lease().sameSubnets(lease)).isTrue())
+                .satisfies(e -> assertThat(e.lease().attrs()).isEqualTo(ours));
+    }
+
+    @Test
     void leaseIsRenewedBeforeItExpires() throws Exception {
         EtcdTimings shortLease = new EtcdTimings(Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofSeconds(1),
                 Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofSeconds(5));
