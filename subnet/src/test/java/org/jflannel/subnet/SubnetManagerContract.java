@@ -33,7 +33,7 @@ public abstract class SubnetManagerContract {
     protected static final Inet4Address OWN_IP = ip("192.0.2.10");
 
     /** The backing store of one implementation, fresh per test (own namespace, prefix or server). */
-    protected interface StoreFixture extends AutoCloseable {
+    public interface StoreFixture extends AutoCloseable {
         /** A manager for node {@code nodeName} with public IP {@code publicIp}; the network config is in place. */
         SubnetManager newManager(String nodeName, Inet4Address publicIp) throws Exception;
 
@@ -203,7 +203,7 @@ public abstract class SubnetManagerContract {
     }
 
     /** Records every batch with the thread that delivered it; bounded waits on what arrived. */
-    protected static final class Recorder implements java.util.function.Consumer<List<LeaseEvent>> {
+    public static final class Recorder implements java.util.function.Consumer<List<LeaseEvent>> {
         private final List<List<LeaseEvent>> batches = new ArrayList<>();
         private final List<String> threads = new ArrayList<>();
 

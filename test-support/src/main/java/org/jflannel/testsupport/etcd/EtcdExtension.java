@@ -46,7 +46,7 @@ public final class EtcdExtension implements BeforeAllCallback, ParameterResolver
     }
 
     /** Lets JUnit close etcd when the class's store closes (after all tests, whatever their outcome). */
-    private record Resource(EtcdProcess etcd) implements ExtensionContext.Store.CloseableResource {
+    private record Resource(EtcdProcess etcd) implements ExtensionContext.Store.CloseableResource, AutoCloseable {
         @Override
         public void close() {
             etcd.close();
