@@ -255,8 +255,8 @@ public final class KubeSubnetManager implements SubnetManager {
 
     @Override
     public void close() {
+        tracker.close(); // first: releases an informer callback waiting for queue space
         informer.close();
-        tracker.close();
         if (ownsClient) {
             client.close();
         }

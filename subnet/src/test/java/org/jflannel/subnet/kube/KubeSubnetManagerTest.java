@@ -66,6 +66,7 @@ class KubeSubnetManagerTest {
         KubeSubnetManager m = kube.manager("me");
 
         Lease lease = m.acquireLease(attrs("192.0.2.10", MAC));
+        awaitInformer(m, v -> "true".equals(v.annotation(K.subnetKubeManaged())));
         m.acquireLease(attrs("192.0.2.10", MAC));
 
         assertThat(lease.key()).isEqualTo("10.244.1.0-24");
