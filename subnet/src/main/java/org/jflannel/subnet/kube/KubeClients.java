@@ -38,7 +38,17 @@ public final class KubeClients {
         } else {
             config = Config.autoConfigure(null);
         }
-        return configure(new KubernetesClientBuilder().withConfig(config)).build();
+        return build(config);
+    }
+
+    /**
+     * A client on {@code config} with our settings: named task threads, and no request retries of its
+     * own (fabric8 retries a 5xx up to 10 times with doubling back-off, ~100 s; our callers retry on
+     * upstream's schedule, and the informer reconnects by itself).
+     */
+    public static KubernetesClient build(Config config) {
+        Config ours = new ConfigBuilder(config).withRequestRetryBackoffLimit(0).build();
+        return configure(new KubernetesClientBuilder().withConfig(ours)).build();
     }
 
     /** Names the client's task threads {@code kube-client-N} (daemon threads, shut down with the client). */

@@ -65,7 +65,10 @@ final class KubeFixture implements AutoCloseable {
     }
 
     KubeSubnetManager manager(Map<String, String> env) throws Exception {
-        KubernetesClient client = server.newClient(KubeClients::configure);
+        KubernetesClient client;
+        try (KubernetesClient plain = server.newClient()) {
+            client = KubeClients.build(plain.getConfiguration());
+        }
         toClose.add(client);
         KubeSubnetManager m = KubeSubnetManager.start(client, options, env, Clock.systemUTC());
         toClose.add(m);

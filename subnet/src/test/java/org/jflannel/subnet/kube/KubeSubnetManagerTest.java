@@ -94,6 +94,30 @@ class KubeSubnetManagerTest {
     }
 
     @Test
+    void failedAnnotationPatchIsRetriedUntilItSucceeds() throws Exception {
+        KubeSubnetManager m = kube.manager("me");
+        kube.server.failNext("PATCH", "/api/v1/nodes/me/status", 2, 500);
+
+        m.acquireLease(attrs("192.0.2.10", MAC));
+
+        assertThat(patches()).hasSize(3);
+        assertThat(annotations("me")).containsEntry(K.publicIp(), "192.0.2.10");
+    }
+
+    @Test
+    void annotationPatchFailingPastTheRetryLimitIsUpstreamsTimeout() throws Exception {
+        kube.options(kube.options().withTimings(java.time.Duration.ofSeconds(20), java.time.Duration.ofMillis(50),
+                java.time.Duration.ofMillis(500)));
+        KubeSubnetManager m = kube.manager("me");
+        kube.server.failNext("PATCH", "/api/v1/nodes/me/status", 1_000, 500);
+
+        assertThatThrownBy(() -> m.acquireLease(attrs("192.0.2.10", MAC)))
+                .isInstanceOf(java.io.IOException.class)
+                .hasMessageStartingWith("timeout contacting kube-api, failed to patch node \"me\". Error: ");
+        assertThat(patches().size()).isGreaterThan(1);
+    }
+
+    @Test
     void publicIpOverwriteAnnotationWins() throws Exception {
         kube.putNode("me", List.of("10.244.1.0/24"), Map.of(K.publicIpOverwrite(), "203.0.113.9"));
         KubeSubnetManager m = kube.manager("me");
@@ -313,8 +337,8 @@ class KubeSubnetManagerTest {
         }
         KubeOptions fast = kube.options().withTimings(java.time.Duration.ofSeconds(1), java.time.Duration.ofMillis(100), java.time.Duration.ofSeconds(1));
         io.fabric8.kubernetes.client.Config config = new io.fabric8.kubernetes.client.ConfigBuilder(io.fabric8.kubernetes.client.Config.empty())
-                .withMasterUrl("http://127.0.0.1:" + deadPort).withRequestRetryBackoffLimit(0).build();
-        try (var client = KubeClients.configure(new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(config)).build()) {
+                .withMasterUrl("http://127.0.0.1:" + deadPort).build();
+        try (var client = KubeClients.build(config)) {
             assertThatThrownBy(() -> KubeSubnetManager.start(client, fast, Map.of("NODE_NAME", "me"), java.time.Clock.systemUTC()))
                     .isInstanceOf(java.io.IOException.class)
                     .hasMessage("timed out waiting for the node informer cache to sync after PT1S");

@@ -47,12 +47,29 @@ public class NodeAwareCrudDispatcher extends KubernetesCrudDispatcher {
     };
     private final List<ApiCall> calls = new ArrayList<>();
 
+    /** Injected failures: the next {@code remaining} requests matching method + path prefix get {@code code}. */
+    private record Fault(String method, String pathPrefix, int code, java.util.concurrent.atomic.AtomicInteger remaining) {
+    }
+
+    private final List<Fault> faults = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** Makes the next {@code times} requests with {@code method} whose path starts with {@code pathPrefix} fail with {@code code}. */
+    public void failNext(String method, String pathPrefix, int times, int code) {
+        faults.add(new Fault(method, pathPrefix, code, new java.util.concurrent.atomic.AtomicInteger(times)));
+    }
+
     @Override
     public MockResponse dispatch(RecordedRequest request) {
         String body = request.getBody() == null ? "" : new String(request.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
         synchronized (calls) {
             calls.add(ApiCall.of(request.getMethod(), request.getPath(), request.getHeader("Content-Type"), body,
                     request.getHeader("User-Agent")));
+        }
+        for (Fault f : faults) {
+            if (f.method().equalsIgnoreCase(request.getMethod()) && request.getPath().startsWith(f.pathPrefix())
+                    && f.remaining().getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                return status(f.code(), "InternalError", "injected failure");
+            }
         }
         return super.dispatch(request);
     }
