@@ -23,6 +23,11 @@ public final class KubeClients {
     }
 
     public static KubernetesClient connect(KubeOptions options) throws IOException {
+        return connect(options, System.getenv());
+    }
+
+    /** As {@link #connect(KubeOptions)}, {@code env} telling whether we run in a pod. */
+    public static KubernetesClient connect(KubeOptions options, java.util.Map<String, String> env) throws IOException {
         Config config;
         if (!options.kubeconfigFile().isEmpty()) {
             File file = new File(options.kubeconfigFile());
@@ -35,8 +40,13 @@ public final class KubeClients {
             }
         } else if (!options.kubeApiUrl().isEmpty()) {
             config = new ConfigBuilder(Config.empty()).withMasterUrl(options.kubeApiUrl()).build();
+        } else if (env.getOrDefault("KUBERNETES_SERVICE_HOST", "").isEmpty()
+                || env.getOrDefault("KUBERNETES_SERVICE_PORT", "").isEmpty()) {
+            // client-go's rest.InClusterConfig error, as upstream reports it
+            throw new IOException("unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and "
+                    + "KUBERNETES_SERVICE_PORT must be defined");
         } else {
-            config = Config.autoConfigure(null);
+            config = Config.autoConfigure(null); // the pod's service account
         }
         return build(config);
     }

@@ -94,6 +94,18 @@ class KubeSubnetManagerTest {
     }
 
     @Test
+    void createConnectsAsTheFlagsSay() throws Exception {
+        Path kubeconfig = kube.server.writeKubeconfig(dir.resolve("kubeconfig"));
+
+        try (KubeSubnetManager m = KubeSubnetManager.create(kube.options().withApiAccess(kubeconfig.toString(), ""),
+                Map.of("NODE_NAME", "me"))) {
+            assertThat(m.name()).isEqualTo("kube");
+            assertThat(m.networkConfig().network().toString()).isEqualTo("10.244.0.0/16");
+            assertThat(m.acquireLease(attrs("192.0.2.10", MAC)).key()).isEqualTo("10.244.1.0-24");
+        }
+    }
+
+    @Test
     void failedAnnotationPatchIsRetriedUntilItSucceeds() throws Exception {
         KubeSubnetManager m = kube.manager("me");
         kube.server.failNext("PATCH", "/api/v1/nodes/me/status", 2, 500);
