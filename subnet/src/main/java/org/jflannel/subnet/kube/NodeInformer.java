@@ -37,6 +37,11 @@ final class NodeInformer implements AutoCloseable {
         this.store = new SlimNodeStore(keys);
         this.informer = client.nodes().withLimit(LIST_PAGE).runnableInformer(resync.toMillis());
         informer.itemStore(store);
+        // as client-go: keep retrying list/watch (the sync timeout bounds start-up), log each failure
+        informer.exceptionHandler((started, t) -> {
+            LOG.warn("node informer list/watch failed started={} err={}", started, t.toString());
+            return true;
+        });
         informer.addEventHandler(new ResourceEventHandler<Node>() {
             @Override
             public void onAdd(Node node) {
