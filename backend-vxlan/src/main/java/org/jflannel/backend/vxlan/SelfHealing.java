@@ -110,7 +110,10 @@ final class SelfHealing implements AutoCloseable {
         if (reconcilePending.compareAndSet(false, true)) {
             schedule(() -> {
                 reconcilePending.set(false);
-                hand(this::reconcileAndRefresh);
+                hand(() -> {
+                    network.reconcile(false);
+                    refreshDevices();
+                });
             }, settings.debounce());
         }
     }
