@@ -68,6 +68,21 @@ class VxlanSelfHealingIT {
     }
 
     @Test
+    void deviceSetDownByHandComesBackUpWithItsEntries() throws Exception {
+        try (Node node = Node.withUnderlay("vxh", ADDR)) {
+            node.register("", "10.244.1.0/24", node.underlay("ul0", ADDR), OWN);
+            node.apply(LeaseEvent.added(Leases.v4("10.244.3.0/24", "198.51.100.3", MAC_3)));
+
+            node.ip("link", "set", "flannel.1", "down"); // the kernel flushes the device's routes with it
+
+            Wait.until("flannel.1 up with its route", LIMIT, () -> node.link("flannel.1").get("flags").toString().contains("\"UP\"")
+                    && VxlanPeersIT.routes(node).size() == 1);
+            assertThat(VxlanPeersIT.routes(node)).containsExactly("10.244.3.0/24 via 10.244.3.0 boot global [\"onlink\"]");
+            assertThat(VxlanPeersIT.neighbours(node)).containsExactly("10.244.3.0 " + MAC_3 + " [\"PERMANENT\"]");
+        }
+    }
+
+    @Test
     void addressRemovedByHandComesBack() throws Exception {
         try (Node node = Node.withUnderlay("vxh", ADDR)) {
             node.register("", "10.244.1.0/24", node.underlay("ul0", ADDR), OWN);
