@@ -35,6 +35,25 @@ class VxlanPeersIT {
     }
 
     @Test
+    void applyingTheSameBatchTwiceLeavesOneSetAndAChangedPeerLosesItsOldEntries() throws Exception {
+        try (Node node = Node.withUnderlay("vxp", ADDR)) {
+            node.register("", "10.244.1.0/24", node.underlay("ul0", ADDR), null);
+            LeaseEvent peer = LeaseEvent.added(Leases.v4("10.244.3.0/24", "198.51.100.3", MAC_3));
+            node.apply(peer);
+            node.apply(peer);
+            assertThat(fdb(node)).containsExactly(MAC_3 + " 198.51.100.3 [\"self\"] permanent");
+            assertThat(routes(node)).hasSize(1);
+
+            // the node came back with a new VTEP MAC and address (e.g. re-installed)
+            node.apply(LeaseEvent.added(Leases.v4("10.244.3.0/24", "198.51.100.33", "0e:00:00:00:00:33")));
+
+            assertThat(fdb(node)).containsExactly("0e:00:00:00:00:33 198.51.100.33 [\"self\"] permanent");
+            assertThat(neighbours(node)).containsExactly("10.244.3.0 0e:00:00:00:00:33 [\"PERMANENT\"]");
+            assertThat(routes(node)).containsExactly("10.244.3.0/24 via 10.244.3.0 boot global [\"onlink\"]");
+        }
+    }
+
+    @Test
     void removedPeerLosesAllThreeEntries() throws Exception {
         try (Node node = Node.withUnderlay("vxp", ADDR)) {
             node.register("", "10.244.1.0/24", node.underlay("ul0", ADDR), null);
