@@ -146,18 +146,9 @@ final class NlChannel implements AutoCloseable {
         return n;
     }
 
-    /** Reads struct nlmsgerr and, with NLM_F_ACK_TLVS, the NLMSGERR_ATTR_MSG text. */
     private int errorOf(int at, int len, int flags) {
-        int p = at + NlWriter.HDRLEN;
-        int errno = -rx.getInt(p);
-        lastKernelMessage = "";
-        if (errno != 0 && (flags & NLM_F_ACK_TLVS) != 0) {
-            int origLen = rx.getInt(p + 4);
-            int tlvAt = p + 4 + ((flags & NLM_F_CAPPED) != 0 ? NlWriter.HDRLEN : ((origLen + 3) & ~3));
-            NlAttrs tlv = NlAttrs.parse(rx, tlvAt, at + len);
-            String msg = tlv.string(NLMSGERR_ATTR_MSG);
-            lastKernelMessage = msg == null ? "" : msg;
-        }
+        int errno = NlErrors.errno(rx, at);
+        lastKernelMessage = errno != 0 ? NlErrors.kernelMessage(rx, at, len, flags) : "";
         return errno;
     }
 
