@@ -3,6 +3,8 @@ package org.jflannel.backend.vxlan;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,8 +33,11 @@ public final class VxlanNetwork implements Network {
     private final VtepDevice v6;
     private final boolean directRouting;
     private final EntryWriter writer;
+    private final Reconciler reconciler;
     private final VxlanCounters counters;
     private final Map<String, PeerPlan> programmed = new LinkedHashMap<>();
+    /** Entries whose last write failed: retried by full reconciles only, so their rollbacks cannot loop events. */
+    private final Set<PeerEntries> failing = new HashSet<>();
     private SelfHealing healing;
     private boolean snapshotSeen;
     private volatile boolean closed;
@@ -47,6 +52,7 @@ public final class VxlanNetwork implements Network {
         this.directRouting = directRouting;
         this.counters = counters;
         this.writer = new EntryWriter(nl, retry, counters);
+        this.reconciler = new Reconciler(nl, writer, failing);
     }
 
     void startHealing(SelfHealing selfHealing) {
@@ -126,8 +132,8 @@ public final class VxlanNetwork implements Network {
         }
         programmed.put(plan.key(), plan);
         for (PeerEntries e : plan.entries()) {
-            LOG.info("lease added {}", describe(e));
-            writer.program(e.route().dst().toString(), e);
+            LOG.info("lease added {}", e.describe());
+            write(e);
         }
     }
 
@@ -140,13 +146,24 @@ public final class VxlanNetwork implements Network {
             return;
         }
         for (PeerEntries e : plan.entries()) {
-            LOG.info("lease removed {}", describe(e));
+            LOG.info("lease removed {}", e.describe());
         }
         removeAll(plan, List.of());
     }
 
+    private boolean write(PeerEntries e) throws InterruptedException {
+        boolean ok = writer.program(e.route().dst().toString(), e);
+        if (ok) {
+            failing.remove(e);
+        } else {
+            failing.add(e);
+        }
+        return ok;
+    }
+
     private void removeAll(PeerPlan plan, List<PeerEntries> keep) {
         for (PeerEntries e : plan.entries()) {
+            failing.remove(e);
             if (!keep.contains(e)) {
                 writer.remove(e.route().dst().toString(), e);
             }
@@ -159,6 +176,14 @@ public final class VxlanNetwork implements Network {
      */
     @Override
     public void reconcile() {
+        reconcile(true);
+    }
+
+    /**
+     * @param retryFailing false for a reconcile triggered by a netlink event: entries that failed to
+     *                     write are then left to the periodic one (their rollback deletions are events too)
+     */
+    void reconcile(boolean retryFailing) {
         if (closed) {
             return;
         }
@@ -169,9 +194,9 @@ public final class VxlanNetwork implements Network {
             int repairs = 0;
             for (VtepDevice dev : devices()) {
                 repairs += dev.repairState();
-                repairs += reconcileDevice(dev);
+                repairs += reconciler.device(dev, programmed.values(), snapshotSeen, retryFailing);
             }
-            repairs += reconcileDirect();
+            repairs += reconciler.direct(programmed.values(), retryFailing);
             counters.reconciled();
             if (repairs > 0) {
                 counters.repaired(repairs);
@@ -183,56 +208,6 @@ public final class VxlanNetwork implements Network {
             counters.error(ErrorKind.DUMP);
             LOG.error("reconcile failed error={}", e.getMessage());
         }
-    }
-
-    private int reconcileDevice(VtepDevice dev) throws IOException, InterruptedException {
-        List<PeerEntries.Encapsulated> desired = new ArrayList<>();
-        for (PeerPlan p : programmed.values()) {
-            for (PeerEntries e : p.entries()) {
-                if (e instanceof PeerEntries.Encapsulated enc && enc.route().linkIndex() == dev.index()) {
-                    desired.add(enc);
-                }
-            }
-        }
-        int idx = dev.index();
-        KernelDiff diff = KernelDiff.of(desired, nl.neighbours(idx), nl.fdb(idx), nl.routesOf(idx), snapshotSeen);
-        for (var n : diff.strayNeighbours()) {
-            LOG.info("stray neighbour removed dev={} ip={} mac={}", dev.name(), n.ip().getHostAddress(), n.mac());
-            writer.remove(n.ip().getHostAddress(), n);
-        }
-        for (var f : diff.strayFdb()) {
-            LOG.info("stray fdb removed dev={} mac={} dst={}", dev.name(), f.mac(), f.dst().getHostAddress());
-            writer.remove(f.dst().getHostAddress(), f);
-        }
-        for (var r : diff.strayRoutes()) {
-            LOG.info("stray route removed dev={} dst={} via={}", dev.name(), r.dst(), r.gateway().getHostAddress());
-            writer.remove(r.dst().toString(), r);
-        }
-        for (PeerEntries e : diff.missing()) {
-            LOG.info("entry repaired {}", describe(e));
-            writer.program(e.route().dst().toString(), e);
-        }
-        return diff.wrongParts() + diff.strays();
-    }
-
-    private int reconcileDirect() throws IOException, InterruptedException {
-        int repairs = 0;
-        List<Route> main = null;
-        for (PeerPlan p : programmed.values()) {
-            for (PeerEntries e : p.entries()) {
-                if (e instanceof PeerEntries.Direct d) {
-                    if (main == null) {
-                        main = nl.routes(0, Route.TABLE_MAIN);
-                    }
-                    if (main.stream().noneMatch(r -> KernelDiff.sameRoute(r, d.route()))) {
-                        LOG.info("entry repaired {}", describe(e));
-                        writer.program(d.route().dst().toString(), d);
-                        repairs++;
-                    }
-                }
-            }
-        }
-        return repairs;
     }
 
     /** True when every device is present; otherwise tries to re-create them (and replays) and says whether that worked. */
@@ -273,7 +248,7 @@ public final class VxlanNetwork implements Network {
             if (planner.plan(p.lease()) instanceof PeerPlanner.Planned np) {
                 programmed.put(np.plan().key(), np.plan());
                 for (PeerEntries e : np.plan().entries()) {
-                    if (writer.program(e.route().dst().toString(), e)) {
+                    if (write(e)) {
                         written++;
                     }
                 }
@@ -295,13 +270,6 @@ public final class VxlanNetwork implements Network {
             LOG.error("couldn't lookup route to {}: {}", peer.getHostAddress(), e.getMessage());
             return false;
         }
-    }
-
-    private static String describe(PeerEntries e) {
-        if (e instanceof PeerEntries.Encapsulated v) {
-            return "subnet=" + v.route().dst() + " publicIp=" + v.fdb().dst().getHostAddress() + " vtepMac=" + v.fdb().mac();
-        }
-        return "subnet=" + e.route().dst() + " publicIp=" + e.route().gateway().getHostAddress() + " directRouting=true";
     }
 
     /** Number of peers with programmed entries. */
