@@ -66,7 +66,7 @@ final class Expirations {
 
     /** For a key put just now under {@code leaseId}: "now + 24 h", or null for a key without lease. */
     Instant ofFreshPut(long leaseId) {
-        return leaseId == 0 ? null : cache.computeIfAbsent(leaseId, id -> clock.instant().plus(EtcdTimings.LEASE_TTL));
+        return leaseId == 0 ? null : clock.instant().plus(EtcdTimings.LEASE_TTL);
     }
 
     /** The expiration of {@code leaseId}, or null when it has none (reservation) or is unknown. */
