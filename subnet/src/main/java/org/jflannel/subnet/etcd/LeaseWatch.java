@@ -60,7 +60,7 @@ final class LeaseWatch implements Subscription {
         this.prefix = prefix;
         this.keyFilter = keyFilter;
         this.timings = timings;
-        this.table = new LeaseTable(new Expirations(() -> store, clock), sink);
+        this.table = new LeaseTable(new Expirations(() -> store, clock, timings.leaseTtl()), sink);
         this.thread = new Thread(this::run, threadName);
         this.thread.setDaemon(true);
     }
