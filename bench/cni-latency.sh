@@ -4,7 +4,8 @@
 # Prints the median per operation and the plugin's own cost, b - a.
 #
 #   bench/cni-latency.sh [N]             N ADD+DEL cycles per variant (default 30)
-#   VARIANTS=all bench/cni-latency.sh    also (c) java without the AppCDS archive and (d) plain `java -cp`
+#   VARIANTS=all bench/cni-latency.sh    also (c) bin/flannel's flags without the AppCDS archive, (d) plain
+#                                        `java -cp`, (e) AppCDS with C1 + SerialGC instead of -Xint + G1
 #
 # Needs root, iproute2 and /usr/lib/cni (containernetworking-plugins). Builds the plugin if needed.
 set -euo pipefail
@@ -32,17 +33,18 @@ BRIDGE_CONF="{\"bridge\":\"$BR\",\"cniVersion\":\"0.3.1\",\"hairpinMode\":true,\
 
 export CNI_CONTAINERID=bench$suffix CNI_NETNS=/run/netns/$POD CNI_IFNAME=eth0 CNI_PATH=/usr/lib/cni
 JAR=$T/cni-flannel.jar
-FAST="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -Xss512k -Djdk.lang.Process.launchMechanism=VFORK"
+FAST="-Xint -XX:-UsePerfData -Xss512k"
 cmd_for() {
   case $1 in
     a) echo "/usr/lib/cni/bridge" ;;
     b) echo "$ROOT/bin/flannel" ;;
     c) echo "java $FAST -cp $JAR org.jflannel.cni.Main" ;;
     d) echo "java -cp $JAR org.jflannel.cni.Main" ;;
+    e) echo "java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -Xshare:auto -XX:SharedArchiveFile=$T/flannel.jsa -cp $JAR org.jflannel.cni.Main" ;;
   esac
 }
 conf_for() { if [ "$1" = a ]; then echo "$BRIDGE_CONF"; else echo "$FLANNEL_CONF"; fi; }
-list=(a b); [ "$VARIANTS" = all ] && list=(a b c d)
+list=(a b); [ "$VARIANTS" = all ] && list=(a b c d e)
 
 declare -A R C
 TIMEFORMAT='%3R %3U %3S'
@@ -63,7 +65,7 @@ for _ in $(seq "$N"); do
   for v in "${list[@]}"; do op "$v" ADD; op "$v" DEL; done
 done
 med() { printf '%s\n' $1 | sort -n | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]/10}'; }
-declare -A names=([a]="bridge alone" [b]="flannel -> bridge (bin/flannel)" [c]="flannel, no AppCDS" [d]="flannel, plain java -cp")
+declare -A names=([a]="bridge alone" [b]="flannel -> bridge (bin/flannel)" [c]="flannel, no AppCDS" [d]="flannel, plain java -cp" [e]="flannel, AppCDS + C1 + SerialGC")
 echo "cni-latency: N=$N, $(nproc) cores, $(java -version 2>&1 | head -1), load $(cut -d' ' -f1-3 /proc/loadavg)"
 for v in "${list[@]}"; do
   printf '  (%s) %-34s ADD %7s ms (cpu %6s)   DEL %7s ms (cpu %6s)\n' "$v" "${names[$v]}" \

@@ -28,6 +28,7 @@ declare -A V=(
   [5-appcds+g1]="-XX:TieredStopAtLevel=1 -XX:-UsePerfData -XX:SharedArchiveFile=$JSA"
   [6-appcds+xint]="-Xint -XX:+UseSerialGC -XX:-UsePerfData -XX:SharedArchiveFile=$JSA"
   [7-appcds+vfork]="$FAST -XX:SharedArchiveFile=$JSA -Djdk.lang.Process.launchMechanism=VFORK"
+  [8-appcds+g1+xint]="-Xint -XX:-UsePerfData -XX:SharedArchiveFile=$JSA"
 )
 declare -A R C
 TIMEFORMAT='%3R %3U %3S'
