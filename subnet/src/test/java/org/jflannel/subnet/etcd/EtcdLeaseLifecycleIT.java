@@ -80,6 +80,15 @@ class EtcdLeaseLifecycleIT {
     }
 
     @Test
+    void incompatibleReservationIsNeitherUsedNorDeleted() throws Exception {
+        String reservation = admin.key("10.43.5.0-24"); // outside Network 10.42.0.0/16
+        admin.putPlain(reservation, EtcdAdmin.upstreamValue("192.0.2.10", "{}"));
+        Lease lease = manager(null, EtcdAdmin.TIMINGS, () -> { }).acquireLease(EtcdFaultsIT.attrs("192.0.2.10", "0e:00:00:00:00:10"));
+        assertThat(Ip4Net.parse("10.42.0.0/16").contains(lease.subnet())).isTrue();
+        assertThat(admin.get(reservation)).isPresent();
+    }
+
+    @Test
     void previousSubnetFromSubnetEnvIsReusedWhenFree() throws Exception {
         Ip4Net previous = Ip4Net.parse("10.42.77.0/24");
         Lease lease = manager(previous, EtcdAdmin.TIMINGS, () -> { }).acquireLease(EtcdFaultsIT.attrs("192.0.2.10", "0e:00:00:00:00:10"));
@@ -140,6 +149,24 @@ class EtcdLeaseLifecycleIT {
         }, WAIT, "three renewals of " + key);
         assertThat(admin.get(key)).isPresent();
         assertThat(lost.getCount()).as("the lease was never lost").isEqualTo(1);
+    }
+
+    @Test
+    void ownLeaseTurnedIntoAReservationIsNoLongerRenewed() throws Exception {
+        // first renewal 3 s after acquisition: the conversion below lands well before it
+        EtcdTimings shortLease = new EtcdTimings(Duration.ofSeconds(6), Duration.ofSeconds(3), Duration.ofSeconds(1),
+                Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofSeconds(5));
+        CountDownLatch lost = new CountDownLatch(1);
+        Lease lease = manager(null, shortLease, lost::countDown).acquireLease(EtcdFaultsIT.attrs("192.0.2.10", "0e:00:00:00:00:10"));
+        String key = admin.key(LeaseKeyCodec.format(lease.subnet(), null));
+        EtcdStore.Entry leased = admin.get(key).orElseThrow();
+
+        admin.putPlain(key, leased.value()); // the operator's way: put the same value without a lease
+        // by the time the etcd lease held before the conversion has expired, the renewal due 3 s after
+        // acquisition would have put a lease back on the key
+        Await.until(() -> admin.ttl(leased.leaseId()) < 0, WAIT, "the pre-conversion etcd lease expired");
+        assertThat(admin.get(key).orElseThrow().leaseId()).isZero();
+        assertThat(lost.getCount()).isEqualTo(1);
     }
 
     @Test
