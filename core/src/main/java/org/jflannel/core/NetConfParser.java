@@ -180,20 +180,34 @@ final class NetConfParser {
         return n.textValue();
     }
 
+    /**
+     * Network is decoded by its own UnmarshalJSON in upstream, which Go calls for a JSON null as
+     * well: {@code "Network": null} fails as {@code invalid CIDR address: null}, even with IPv4 off.
+     */
     private Ip4Net ip4Net(Map<String, JsonNode> f, String key) throws ConfigException {
-        String s = string(f, key, key);
+        String s = explicitNull(f, key) ? "null" : string(f, key, key);
         if (s == null) {
             return null;
         }
         try {
             return Ip4Net.parse(s);
         } catch (IllegalArgumentException e) {
-            throw error(key, s.indexOf(':') >= 0 && s.indexOf('/') > 0 ? "invalid IPv4 CIDR format" : "invalid CIDR address: " + s);
+            // upstream: a valid CIDR of the other family is refused with its own message
+            throw error(key, parsesAsIpv6(s) ? "invalid IPv4 CIDR format" : "invalid CIDR address: " + s);
+        }
+    }
+
+    private static boolean parsesAsIpv6(String cidr) {
+        try {
+            Ip6Net.parse(cidr);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
         }
     }
 
     private Ip6Net ip6Net(Map<String, JsonNode> f, String key) throws ConfigException {
-        String s = string(f, key, key);
+        String s = explicitNull(f, key) ? "null" : string(f, key, key);
         if (s == null) {
             return null;
         }
@@ -204,8 +218,9 @@ final class NetConfParser {
         }
     }
 
+    /** SubnetMin/Max: an ip.IP4 with its own UnmarshalJSON upstream, so null is an error there too. */
     private Integer ip4(Map<String, JsonNode> f, String key) throws ConfigException {
-        String s = string(f, key, key);
+        String s = explicitNull(f, key) ? "null" : string(f, key, key);
         if (s == null) {
             return null;
         }
@@ -216,6 +231,12 @@ final class NetConfParser {
         }
     }
 
+    private static boolean explicitNull(Map<String, JsonNode> f, String key) {
+        JsonNode n = f.get(key.toLowerCase(Locale.ROOT));
+        return n != null && n.isNull();
+    }
+
+    /** IPv6SubnetMin/Max are pointers upstream: null leaves them unset. */
     private long[] ip6(Map<String, JsonNode> f, String key) throws ConfigException {
         String s = string(f, key, key);
         if (s == null) {

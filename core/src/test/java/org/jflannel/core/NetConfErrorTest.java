@@ -38,6 +38,12 @@ class NetConfErrorTest {
                 bad(ETCD, "{\"Network\":\"010.0.0.0/8\"}", "Network", "invalid CIDR address: 010.0.0.0/8"),
                 bad(ETCD, "{\"Network\":\"fc00::/48\"}", "Network", "invalid IPv4 CIDR format"),
                 bad(KUBE, "{\"Network\":\"10.0.0.0/8 \"}", "Network", "invalid CIDR address: 10.0.0.0/8 "),
+                bad(ETCD, "{\"Network\":\"fc00::/129\"}", "Network", "invalid CIDR address: fc00::/129"),
+                // a JSON null reaches upstream's UnmarshalJSON, which cannot parse "null"
+                bad(ETCD, "{\"Network\":null}", "Network", "invalid CIDR address: null"),
+                bad(KUBE, "{\"EnableIPv4\":false,\"EnableIPv6\":true,\"IPv6Network\":\"fc00::/48\",\"Network\":null}", "Network", "invalid CIDR address: null"),
+                bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"IPv6Network\":null}", "IPv6Network", "invalid CIDR address: null"),
+                bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"SubnetMax\":null}", "SubnetMax", "invalid IPv4 address: null"),
                 bad(ETCD, "{\"Network\":\"10.0.0.0/16\",\"SubnetMin\":\"ten\"}", "SubnetMin", "invalid IPv4 address: ten"),
                 // IPv6 rules
                 bad(ETCD, "{\"EnableIPv6\":true,\"Network\":\"10.0.0.0/16\"}", "IPv6Network", "please define a correct IPv6Network parameter in the flannel config"),

@@ -134,6 +134,14 @@ class NetConfTest {
     }
 
     @Test
+    void nullIpv6BoundsCountAsUnsetAsUpstreamsPointersDo() throws Exception {
+        NetConf c = NetConf.parse("{\"EnableIPv4\":false,\"EnableIPv6\":true,\"IPv6Network\":\"fc00::/48\","
+                + "\"IPv6SubnetMin\":null,\"IPv6SubnetMax\":null}", ETCD);
+        assertThat(c.ipv6SubnetMin()).hasToString("fc00:0:0:1::/64");
+        assertThat(c.ipv6SubnetMax()).hasToString("fc00:0:0:ffff::/64");
+    }
+
+    @Test
     void missingBackendMeansUdpAndIsFlagged() throws Exception {
         NetConf c = NetConf.parse("{\"Network\":\"10.244.0.0/16\"}", ETCD);
         assertThat(c.backend()).isEqualTo(new BackendConfig.Udp(8285));

@@ -80,6 +80,15 @@ class EtcdLeaseLifecycleIT {
     }
 
     @Test
+    void incompatibleReservationIsNeitherUsedNorDeleted() throws Exception {
+        String reservation = admin.key("10.43.5.0-24"); // outside Network 10.42.0.0/16
+        admin.putPlain(reservation, EtcdAdmin.upstreamValue("192.0.2.10", "{}"));
+        Lease lease = manager(null, EtcdAdmin.TIMINGS, () -> { }).acquireLease(EtcdFaultsIT.attrs("192.0.2.10", "0e:00:00:00:00:10"));
+        assertThat(Ip4Net.parse("10.42.0.0/16").contains(lease.subnet())).isTrue();
+        assertThat(admin.get(reservation)).isPresent();
+    }
+
+    @Test
     void previousSubnetFromSubnetEnvIsReusedWhenFree() throws Exception {
         Ip4Net previous = Ip4Net.parse("10.42.77.0/24");
         Lease lease = manager(previous, EtcdAdmin.TIMINGS, () -> { }).acquireLease(EtcdFaultsIT.attrs("192.0.2.10", "0e:00:00:00:00:10"));
