@@ -24,42 +24,44 @@ public record Ip4Net(int address, int prefixLength) implements Comparable<Ip4Net
             throw new IllegalArgumentException("invalid CIDR address: " + cidr);
         }
         int prefix = parsePrefix(cidr.substring(slash + 1), 32, cidr);
-        return new Ip4Net(parseAddress(cidr.substring(0, slash), cidr), prefix);
+        return new Ip4Net(parseAddress(cidr.substring(0, slash), "invalid CIDR address: " + cidr), prefix);
     }
 
     /** Parses a dotted quad strictly (four decimal octets, no leading zeros beyond "0"). */
     public static int parseAddress(String text) {
-        return parseAddress(text, text);
+        return parseAddress(text, "invalid IPv4 address: " + text);
     }
 
-    private static int parseAddress(String text, String whole) {
+    /** {@code error} is the whole message of the exception thrown when {@code text} is not a dotted quad. */
+    private static int parseAddress(String text, String error) {
         String[] parts = text.split("\\.", -1);
         if (parts.length != 4) {
-            throw new IllegalArgumentException("invalid CIDR address: " + whole);
+            throw new IllegalArgumentException(error);
         }
         int value = 0;
         for (String part : parts) {
             if (part.isEmpty() || part.length() > 3 || (part.length() > 1 && part.charAt(0) == '0')) {
-                throw new IllegalArgumentException("invalid CIDR address: " + whole);
+                throw new IllegalArgumentException(error);
             }
             int octet = 0;
             for (int i = 0; i < part.length(); i++) {
                 char c = part.charAt(i);
                 if (c < '0' || c > '9') {
-                    throw new IllegalArgumentException("invalid CIDR address: " + whole);
+                    throw new IllegalArgumentException(error);
                 }
                 octet = octet * 10 + (c - '0');
             }
             if (octet > 255) {
-                throw new IllegalArgumentException("invalid CIDR address: " + whole);
+                throw new IllegalArgumentException(error);
             }
             value = (value << 8) | octet;
         }
         return value;
     }
 
+    /** The prefix length as Go's {@code dtoi} reads it: decimal digits only, leading zeros allowed. */
     static int parsePrefix(String text, int max, String whole) {
-        if (text.isEmpty() || text.length() > 3) {
+        if (text.isEmpty()) {
             throw new IllegalArgumentException("invalid CIDR address: " + whole);
         }
         int n = 0;
@@ -69,9 +71,9 @@ public record Ip4Net(int address, int prefixLength) implements Comparable<Ip4Net
                 throw new IllegalArgumentException("invalid CIDR address: " + whole);
             }
             n = n * 10 + (c - '0');
-        }
-        if (n > max) {
-            throw new IllegalArgumentException("invalid CIDR address: " + whole);
+            if (n > max) {
+                throw new IllegalArgumentException("invalid CIDR address: " + whole);
+            }
         }
         return n;
     }

@@ -1,7 +1,6 @@
 package org.jflannel.core;
 
 import java.net.Inet6Address;
-import java.net.InetAddress;
 import java.net.UnknownHostException;
 
 /**
@@ -30,30 +29,19 @@ public record Ip6Net(long high, long low, int prefixLength) implements Comparabl
 
     /** Parses an IPv6 literal into {high, low}; never resolves names. */
     public static long[] parseAddress(String text) {
-        return parseAddress(text, text);
+        byte[] b = Ip6Literal.parse(text);
+        if (b == null) {
+            throw new IllegalArgumentException("invalid IPv6 address: " + text);
+        }
+        return fromBytes(b);
     }
 
     private static long[] parseAddress(String text, String whole) {
-        if (text.indexOf(':') < 0 || text.length() > 45) {
+        byte[] b = Ip6Literal.parse(text);
+        if (b == null) {
             throw new IllegalArgumentException("invalid CIDR address: " + whole);
         }
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            boolean ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == ':' || c == '.';
-            if (!ok) {
-                throw new IllegalArgumentException("invalid CIDR address: " + whole);
-            }
-        }
-        try {
-            // a string with ':' and only hex digits, ':' and '.' is parsed as a literal, never looked up
-            InetAddress a = InetAddress.getByName(text);
-            if (!(a instanceof Inet6Address)) { // "::ffff:1.2.3.4" comes back as IPv4; Go keeps it as v6
-                return new long[] {0, 0xffff00000000L | (Integer.toUnsignedLong(Ip4Net.fromInet((java.net.Inet4Address) a)))};
-            }
-            return fromBytes(a.getAddress());
-        } catch (UnknownHostException e) {
-            throw new IllegalArgumentException("invalid CIDR address: " + whole);
-        }
+        return fromBytes(b);
     }
 
     static long[] fromBytes(byte[] b) {
@@ -178,43 +166,12 @@ public record Ip6Net(long high, long low, int prefixLength) implements Comparabl
         return c != 0 ? c : Integer.compare(prefixLength, o.prefixLength);
     }
 
-    /** Formats the address as Go does (RFC 5952: lower case, longest zero run compressed). */
+    /**
+     * Formats the address as Go's netip does (RFC 5952: lower case, longest zero run compressed;
+     * an IPv4-mapped address as {@code ::ffff:a.b.c.d}).
+     */
     public static String formatAddress(long high, long low) {
-        int[] g = new int[8];
-        for (int i = 0; i < 4; i++) {
-            g[i] = (int) (high >>> (48 - 16 * i)) & 0xffff;
-            g[i + 4] = (int) (low >>> (48 - 16 * i)) & 0xffff;
-        }
-        int bestStart = -1;
-        int bestLen = 1; // a single zero group is not compressed
-        for (int i = 0; i < 8; ) {
-            if (g[i] != 0) {
-                i++;
-                continue;
-            }
-            int j = i;
-            while (j < 8 && g[j] == 0) {
-                j++;
-            }
-            if (j - i > bestLen) {
-                bestStart = i;
-                bestLen = j - i;
-            }
-            i = j;
-        }
-        StringBuilder sb = new StringBuilder(39);
-        for (int i = 0; i < 8; i++) {
-            if (i == bestStart) {
-                sb.append("::");
-                i += bestLen - 1;
-                continue;
-            }
-            if (sb.length() > 0 && sb.charAt(sb.length() - 1) != ':') {
-                sb.append(':');
-            }
-            sb.append(Integer.toHexString(g[i]));
-        }
-        return sb.toString();
+        return Ip6Literal.format(high, low);
     }
 
     @Override

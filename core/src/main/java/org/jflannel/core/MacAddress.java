@@ -24,14 +24,28 @@ public record MacAddress(long value) {
             if (i > 0 && text.charAt(at - 1) != ':') {
                 throw new IllegalArgumentException("invalid MAC address: " + text);
             }
-            int hi = Character.digit(text.charAt(at), 16);
-            int lo = Character.digit(text.charAt(at + 1), 16);
+            int hi = hexDigit(text.charAt(at));
+            int lo = hexDigit(text.charAt(at + 1));
             if (hi < 0 || lo < 0) {
                 throw new IllegalArgumentException("invalid MAC address: " + text);
             }
             v = (v << 8) | (hi << 4) | lo;
         }
         return new MacAddress(v);
+    }
+
+    /** ASCII hex only: Character.digit would also take other scripts' digits (e.g. U+0663). */
+    private static int hexDigit(char c) {
+        if (c >= '0' && c <= '9') {
+            return c - '0';
+        }
+        if (c >= 'a' && c <= 'f') {
+            return c - 'a' + 10;
+        }
+        if (c >= 'A' && c <= 'F') {
+            return c - 'A' + 10;
+        }
+        return -1;
     }
 
     public static MacAddress of(byte[] bytes) {

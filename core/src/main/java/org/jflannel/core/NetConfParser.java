@@ -140,11 +140,12 @@ final class NetConfParser {
         if (n == null || n.isNull()) {
             return 0;
         }
-        if (!n.isIntegralNumber() || !n.canConvertToLong() || n.longValue() < 0 || n.longValue() > 0xFFFF_FFFFL) {
+        // Go's uint is 64 bits wide: any value up to 2^64-1 decodes, and the rules then reject
+        // lengths beyond 30 / 126 with upstream's own messages
+        if (!n.isIntegralNumber() || n.bigIntegerValue().signum() < 0 || n.bigIntegerValue().bitLength() > 64) {
             throw error(key, "expected an unsigned integer, got " + describe(n));
         }
-        // lengths beyond 128 are rejected by the rules with upstream's own messages
-        return (int) Math.min(n.longValue(), Integer.MAX_VALUE);
+        return n.canConvertToInt() ? n.intValue() : Integer.MAX_VALUE;
     }
 
     private String string(Map<String, JsonNode> f, String key, String field) throws ConfigException {

@@ -29,8 +29,11 @@ final class NetConfRules {
             }
             if (mode == NetConf.Mode.ETCD) {
                 subnetLen = v4SubnetLen(network, r.subnetLen(), source);
-                min = v4Bound(network, subnetLen, r.subnetMin(), true, source);
-                max = v4Bound(network, subnetLen, r.subnetMax(), false, source);
+                // upstream's order: both range checks first, then both alignment checks
+                Integer givenMin = v4InRange(network, r.subnetMin(), "SubnetMin", source);
+                Integer givenMax = v4InRange(network, r.subnetMax(), "SubnetMax", source);
+                min = v4Bound(network, subnetLen, givenMin, true, source);
+                max = v4Bound(network, subnetLen, givenMax, false, source);
             } else {
                 subnetLen = r.subnetLen();
             }
@@ -41,13 +44,15 @@ final class NetConfRules {
         Ip6Net max6 = null;
         if (r.v6()) {
             network6 = r.ipv6Network();
-            if (network6 == null) {
+            if (network6 == null || (network6.high() == 0 && network6.low() == 0 && network6.prefixLength() == 0)) {
                 throw error(source, "IPv6Network", "please define a correct IPv6Network parameter in the flannel config");
             }
             if (mode == NetConf.Mode.ETCD) {
                 subnetLen6 = v6SubnetLen(network6, r.ipv6SubnetLen(), source);
-                min6 = v6Bound(network6, subnetLen6, r.ipv6SubnetMin(), true, source);
-                max6 = v6Bound(network6, subnetLen6, r.ipv6SubnetMax(), false, source);
+                long[] givenMin = v6InRange(network6, r.ipv6SubnetMin(), "IPv6SubnetMin", source);
+                long[] givenMax = v6InRange(network6, r.ipv6SubnetMax(), "IPv6SubnetMax", source);
+                min6 = v6Bound(network6, subnetLen6, givenMin, true, source);
+                max6 = v6Bound(network6, subnetLen6, givenMax, false, source);
             } else {
                 subnetLen6 = r.ipv6SubnetLen();
             }
@@ -81,13 +86,32 @@ final class NetConfRules {
             long count = 1L << (subnetLen - network.prefixLength());
             return network.subnet(subnetLen, isMin ? 1 : count - 1);
         }
-        if (!network.contains(given)) {
-            throw error(source, field, field + " is not in the range of the Network");
-        }
         if ((given & ~Ip4Net.mask(subnetLen)) != 0) {
             throw error(source, field, field + " is not on a SubnetLen boundary: " + Ip4Net.formatAddress(given));
         }
         return new Ip4Net(given, subnetLen);
+    }
+
+    /** The explicit bound if given ("0.0.0.0" counts as not given), after upstream's range check. */
+    private static Integer v4InRange(Ip4Net network, Integer given, String field, String source) throws ConfigException {
+        if (given == null || given == 0) {
+            return null;
+        }
+        if (!network.contains(given)) {
+            throw error(source, field, field + " is not in the range of the Network");
+        }
+        return given;
+    }
+
+    /** The explicit bound if given ("::" counts as not given), after upstream's range check. */
+    private static long[] v6InRange(Ip6Net network, long[] given, String field, String source) throws ConfigException {
+        if (given == null || (given[0] == 0 && given[1] == 0)) {
+            return null;
+        }
+        if (!network.contains(given[0], given[1])) {
+            throw error(source, field, field + " is not in the range of the IPv6Network");
+        }
+        return given;
     }
 
     private static int v6SubnetLen(Ip6Net network, int given, String source) throws ConfigException {
@@ -117,9 +141,6 @@ final class NetConfRules {
             // the last subnet: every host bit of the network set, then cut to subnetLen
             int p = network.prefixLength();
             return new Ip6Net(network.high() | ~Ip6Net.maskHigh(p), network.low() | ~Ip6Net.maskLow(p), subnetLen);
-        }
-        if (!network.contains(given[0], given[1])) {
-            throw error(source, field, field + " is not in the range of the IPv6Network");
         }
         Ip6Net aligned = new Ip6Net(given[0], given[1], subnetLen);
         if (aligned.high() != given[0] || aligned.low() != given[1]) {
