@@ -1,0 +1,182 @@
+package org.jflannel.linuxnet;
+
+import com.sun.jna.LastErrorException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import org.jflannel.linuxnet.internal.Errno;
+import org.jflannel.linuxnet.internal.Fd;
+import org.jflannel.linuxnet.internal.LibC;
+
+/**
+ * A TUN device opened through /dev/net/tun. The device lives as long as the descriptor (unless made
+ * persistent elsewhere), so {@link #close()} (exactly once) also removes it. It belongs to the
+ * network namespace of the thread that opened it. Reads and writes use direct buffers; a read
+ * blocks until a packet arrives.
+ */
+public final class TunDevice implements AutoCloseable {
+    public enum Flag { TUN, NO_PI, VNET_HDR, MULTI_QUEUE }
+
+    public static final int TUN_F_CSUM = 0x01;
+    public static final int TUN_F_TSO4 = 0x02;
+    public static final int TUN_F_TSO6 = 0x04;
+    public static final int TUN_F_TSO_ECN = 0x08;
+    public static final int TUN_F_UFO = 0x10;
+    public static final int TUN_F_USO4 = 0x20;
+    public static final int TUN_F_USO6 = 0x40;
+
+    static final long TUNSETIFF = 0x400454caL;
+    static final long TUNSETOFFLOAD = 0x400454d0L;
+    static final int IFF_TUN = 0x0001;
+    static final int IFF_NO_PI = 0x1000;
+    static final int IFF_VNET_HDR = 0x4000;
+    static final int IFF_MULTI_QUEUE = 0x0100;
+    private static final int IFREQ_LEN = 40;
+
+    private final Fd fd;
+    private final String name;
+    private volatile Cached readCache;
+    private volatile Cached writeCache;
+
+    /** A buffer and its native address; one per direction so a reader and a writer thread never mix them. */
+    private record Cached(ByteBuffer buffer, long address) {
+    }
+
+    private TunDevice(Fd fd, String name) {
+        this.fd = fd;
+        this.name = name;
+    }
+
+    /** Opens (creating when needed) a TUN device; {@code namePattern} may contain {@code %d}. */
+    public static TunDevice open(String namePattern, Set<Flag> flags) throws NetlinkException {
+        Names.checkIfName("tun name", namePattern);
+        if (!flags.contains(Flag.TUN)) {
+            throw new IllegalArgumentException("tun " + namePattern + ": flags must include TUN (TAP is not supported)");
+        }
+        byte[] ifr = ifreq(namePattern, flagBits(flags));
+        Fd fd;
+        try {
+            fd = new Fd(LibC.open("/dev/net/tun", LibC.O_RDWR | LibC.O_CLOEXEC, 0), "tun " + namePattern);
+        } catch (LastErrorException e) {
+            throw new NetlinkException("open", "/dev/net/tun", e.getErrorCode(), "");
+        }
+        try {
+            LibC.ioctl(fd.get(), TUNSETIFF, ifr);
+        } catch (LastErrorException e) {
+            fd.close();
+            throw new NetlinkException("ioctl TUNSETIFF", namePattern, e.getErrorCode(), "");
+        }
+        return new TunDevice(fd, nameOf(ifr));
+    }
+
+    static int flagBits(Set<Flag> flags) {
+        int bits = 0;
+        for (Flag f : flags) {
+            bits |= switch (f) {
+                case TUN -> IFF_TUN;
+                case NO_PI -> IFF_NO_PI;
+                case VNET_HDR -> IFF_VNET_HDR;
+                case MULTI_QUEUE -> IFF_MULTI_QUEUE;
+            };
+        }
+        return bits;
+    }
+
+    /** struct ifreq: ifr_name[16] then ifr_flags (short, host order) in the 24-byte union. */
+    static byte[] ifreq(String name, int flags) {
+        byte[] ifr = new byte[IFREQ_LEN];
+        byte[] n = name.getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(n, 0, ifr, 0, n.length);
+        ifr[16] = (byte) flags;
+        ifr[17] = (byte) (flags >>> 8);
+        return ifr;
+    }
+
+    static String nameOf(byte[] ifr) {
+        int n = 0;
+        while (n < 16 && ifr[n] != 0) {
+            n++;
+        }
+        return new String(ifr, 0, n, StandardCharsets.US_ASCII);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int fd() {
+        return fd.get();
+    }
+
+    /** TUNSETOFFLOAD with TUN_F_* bits (needs VNET_HDR for anything but 0). */
+    public void setOffload(int tunOffloadFlags) throws NetlinkException {
+        try {
+            LibC.ioctl(fd.get(), TUNSETOFFLOAD, tunOffloadFlags & 0xffffffffL);
+        } catch (LastErrorException e) {
+            throw new NetlinkException("ioctl TUNSETOFFLOAD", name + " 0x" + Integer.toHexString(tunOffloadFlags),
+                    e.getErrorCode(), "");
+        }
+    }
+
+    /**
+     * Waits up to {@code timeoutMillis} for a packet to read (poll POLLIN); lets a reader bound its
+     * wait and notice a stop request, since a blocked read() is not woken by close().
+     */
+    public boolean awaitReadable(int timeoutMillis) throws NetlinkException {
+        int[] pfd = {fd.get(), LibC.POLLIN};
+        try {
+            return LibC.poll(pfd, 1, timeoutMillis) > 0 && ((pfd[1] >>> 16) & LibC.POLLIN) != 0;
+        } catch (LastErrorException e) {
+            if (e.getErrorCode() == Errno.EINTR) {
+                return false;
+            }
+            throw new NetlinkException("poll", name, e.getErrorCode(), "");
+        }
+    }
+
+    /** Reads one packet into {@code direct} at its position; advances the position; returns the length. */
+    public int read(ByteBuffer direct) throws NetlinkException {
+        Cached c = readCache;
+        if (c == null || c.buffer() != direct) {
+            readCache = c = new Cached(direct, LibC.address(direct));
+        }
+        long addr = c.address();
+        while (true) {
+            try {
+                int n = (int) LibC.read(fd.get(), addr + direct.position(), direct.remaining());
+                direct.position(direct.position() + n);
+                return n;
+            } catch (LastErrorException e) {
+                if (e.getErrorCode() != Errno.EINTR) {
+                    throw new NetlinkException("read", name, e.getErrorCode(), "");
+                }
+            }
+        }
+    }
+
+    /** Writes the bytes between position and limit as one packet; advances the position. */
+    public int write(ByteBuffer direct) throws NetlinkException {
+        Cached c = writeCache;
+        if (c == null || c.buffer() != direct) {
+            writeCache = c = new Cached(direct, LibC.address(direct));
+        }
+        long addr = c.address();
+        while (true) {
+            try {
+                int n = (int) LibC.write(fd.get(), addr + direct.position(), direct.remaining());
+                direct.position(direct.position() + n);
+                return n;
+            } catch (LastErrorException e) {
+                if (e.getErrorCode() != Errno.EINTR) {
+                    throw new NetlinkException("write", name, e.getErrorCode(), "");
+                }
+            }
+        }
+    }
+
+    /** Closes the descriptor exactly once (the device disappears with it unless persistent). */
+    @Override
+    public void close() {
+        fd.close();
+    }
+}

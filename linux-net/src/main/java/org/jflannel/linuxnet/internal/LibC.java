@@ -1,0 +1,96 @@
+package org.jflannel.linuxnet.internal;
+
+import com.sun.jna.LastErrorException;
+import com.sun.jna.Native;
+import com.sun.jna.NativeLibrary;
+import com.sun.jna.Pointer;
+import java.nio.ByteBuffer;
+
+/**
+ * Raw libc bindings (JNA direct mapping: no reflection per call, so a netlink round trip costs two
+ * cheap native calls). Failures raise {@link LastErrorException} carrying errno; {@link Fd} and
+ * {@link NetlinkSocket} turn those into NetlinkException.
+ */
+public final class LibC {
+    public static final int AF_NETLINK = 16;
+    public static final int SOCK_RAW = 3;
+    public static final int SOCK_CLOEXEC = 0x80000;
+    public static final int NETLINK_ROUTE = 0;
+    public static final int SOL_SOCKET = 1;
+    public static final int SO_SNDBUF = 7;
+    public static final int SO_RCVBUF = 8;
+    public static final int SO_RCVTIMEO = 20;
+    public static final int SO_SNDBUFFORCE = 32;
+    public static final int SO_RCVBUFFORCE = 33;
+    public static final int SOL_NETLINK = 270;
+    public static final int NETLINK_ADD_MEMBERSHIP = 1;
+    public static final int NETLINK_EXT_ACK = 11;
+    public static final int NETLINK_GET_STRICT_CHK = 12;
+    public static final int MSG_TRUNC = 0x20;
+    public static final int MSG_DONTWAIT = 0x40;
+
+    public static final int O_RDONLY = 0;
+    public static final int O_RDWR = 2;
+    public static final int O_CREAT = 0x40;
+    public static final int O_EXCL = 0x80;
+    public static final int O_CLOEXEC = 0x80000;
+
+    public static final int POLLIN = 0x1;
+
+    public static final int CLONE_NEWNET = 0x40000000;
+    public static final long MS_BIND = 4096;
+    public static final long MS_REC = 16384;
+    public static final long MS_SHARED = 1L << 20;
+    public static final int MNT_DETACH = 2;
+
+    static {
+        Native.register(LibC.class, NativeLibrary.getInstance("c"));
+    }
+
+    private LibC() {
+    }
+
+    /** The native address of a direct buffer (buffers are reused, so this is computed once per buffer). */
+    public static long address(ByteBuffer direct) {
+        if (!direct.isDirect()) {
+            throw new IllegalArgumentException("buffer must be direct");
+        }
+        return Pointer.nativeValue(com.sun.jna.Native.getDirectBufferPointer(direct));
+    }
+
+    public static native int socket(int domain, int type, int protocol) throws LastErrorException;
+
+    public static native int bind(int fd, byte[] addr, int addrLen) throws LastErrorException;
+
+    public static native int setsockopt(int fd, int level, int name, int[] value, int len) throws LastErrorException;
+
+    public static native int getsockopt(int fd, int level, int name, int[] value, int[] len) throws LastErrorException;
+
+    public static native long send(int fd, long buf, long len, int flags) throws LastErrorException;
+
+    public static native long recv(int fd, long buf, long len, int flags) throws LastErrorException;
+
+    public static native long read(int fd, long buf, long len) throws LastErrorException;
+
+    public static native long write(int fd, long buf, long len) throws LastErrorException;
+
+    public static native int open(String path, int flags, int mode) throws LastErrorException;
+
+    public static native int close(int fd) throws LastErrorException;
+
+    public static native int ioctl(int fd, long request, byte[] arg) throws LastErrorException;
+
+    public static native int ioctl(int fd, long request, long arg) throws LastErrorException;
+
+    /** struct pollfd as two ints: {fd, events | revents << 16}. */
+    public static native int poll(int[] fds, long nfds, int timeoutMillis) throws LastErrorException;
+
+    public static native int setns(int fd, int nstype) throws LastErrorException;
+
+    public static native int unshare(int flags) throws LastErrorException;
+
+    public static native int mount(String source, String target, String fsType, long flags, String data)
+            throws LastErrorException;
+
+    public static native int umount2(String target, int flags) throws LastErrorException;
+}

@@ -1,0 +1,124 @@
+package org.jflannel.linuxnet.internal;
+
+import com.sun.jna.LastErrorException;
+import java.nio.ByteBuffer;
+import org.jflannel.linuxnet.NetlinkException;
+
+/**
+ * An AF_NETLINK/NETLINK_ROUTE socket: raw bytes in and out of reused direct buffers. It is bound to
+ * the network namespace of the thread that opened it. Not thread-safe; one owner.
+ */
+public final class NetlinkSocket implements AutoCloseable {
+    private final Fd fd;
+
+    private NetlinkSocket(Fd fd) {
+        this.fd = fd;
+    }
+
+    /**
+     * Opens, enables extended acks (and strict dump checking when asked), sizes the buffers and binds
+     * to the given multicast groups (0 = none).
+     */
+    public static NetlinkSocket open(int groups, int rcvBuf, boolean strict) throws NetlinkException {
+        int raw;
+        try {
+            raw = LibC.socket(LibC.AF_NETLINK, LibC.SOCK_RAW | LibC.SOCK_CLOEXEC, LibC.NETLINK_ROUTE);
+        } catch (LastErrorException e) {
+            throw new NetlinkException("socket", "AF_NETLINK/NETLINK_ROUTE", e.getErrorCode(), "");
+        }
+        Fd fd = new Fd(raw, "netlink socket");
+        try {
+            setInt(fd, LibC.SOL_NETLINK, LibC.NETLINK_EXT_ACK, 1, "NETLINK_EXT_ACK");
+            if (strict) {
+                setInt(fd, LibC.SOL_NETLINK, LibC.NETLINK_GET_STRICT_CHK, 1, "NETLINK_GET_STRICT_CHK");
+            }
+            if (rcvBuf > 0) {
+                // FORCE needs CAP_NET_ADMIN (which we need anyway) and ignores net.core.rmem_max.
+                try {
+                    setInt(fd, LibC.SOL_SOCKET, LibC.SO_RCVBUFFORCE, rcvBuf, "SO_RCVBUFFORCE");
+                } catch (NetlinkException e) {
+                    setInt(fd, LibC.SOL_SOCKET, LibC.SO_RCVBUF, rcvBuf, "SO_RCVBUF");
+                }
+            }
+            byte[] sa = new byte[12];
+            sa[0] = (byte) LibC.AF_NETLINK;
+            sa[8] = (byte) groups;
+            sa[9] = (byte) (groups >>> 8);
+            sa[10] = (byte) (groups >>> 16);
+            sa[11] = (byte) (groups >>> 24);
+            try {
+                LibC.bind(fd.get(), sa, sa.length);
+            } catch (LastErrorException e) {
+                throw new NetlinkException("bind", "netlink groups 0x" + Integer.toHexString(groups), e.getErrorCode(), "");
+            }
+            return new NetlinkSocket(fd);
+        } catch (NetlinkException | RuntimeException e) {
+            fd.close();
+            throw e;
+        }
+    }
+
+    private static void setInt(Fd fd, int level, int name, int value, String what) throws NetlinkException {
+        try {
+            LibC.setsockopt(fd.get(), level, name, new int[] {value}, 4);
+        } catch (LastErrorException e) {
+            throw new NetlinkException("setsockopt", what, e.getErrorCode(), "");
+        }
+    }
+
+    /** A receive timeout so a reader thread can notice it was asked to stop. */
+    public void setReceiveTimeoutMillis(int millis) throws NetlinkException {
+        // struct timeval { long tv_sec; long tv_usec; } as four ints (little-endian 64-bit longs)
+        int[] tv = {millis / 1000, 0, (millis % 1000) * 1000, 0};
+        try {
+            LibC.setsockopt(fd.get(), LibC.SOL_SOCKET, LibC.SO_RCVTIMEO, tv, 16);
+        } catch (LastErrorException e) {
+            throw new NetlinkException("setsockopt", "SO_RCVTIMEO", e.getErrorCode(), "");
+        }
+    }
+
+    /** Sends {@code buf} from position to limit as one datagram. */
+    public void send(ByteBuffer buf, long address, String what) throws NetlinkException {
+        int len = buf.remaining();
+        try {
+            long n = LibC.send(fd.get(), address + buf.position(), len, 0);
+            if (n != len) {
+                throw new NetlinkException("send", what, Errno.EMSGSIZE_SHORT, "short send " + n + " of " + len);
+            }
+        } catch (LastErrorException e) {
+            throw new NetlinkException("send", what, e.getErrorCode(), "");
+        }
+    }
+
+    /**
+     * Receives one datagram into {@code buf} (position 0, limit = length). Returns the length, or -1
+     * on timeout (EAGAIN) when a receive timeout is set. A datagram larger than the buffer is an error.
+     */
+    public int receive(ByteBuffer buf, long address, String what) throws NetlinkException {
+        while (true) {
+            try {
+                long n = LibC.recv(fd.get(), address, buf.capacity(), LibC.MSG_TRUNC);
+                if (n > buf.capacity()) {
+                    throw new NetlinkException("recv", what, Errno.ENOBUFS, "reply of " + n + " bytes exceeds the "
+                            + buf.capacity() + "-byte receive buffer");
+                }
+                buf.clear().limit((int) n);
+                return (int) n;
+            } catch (LastErrorException e) {
+                int errno = e.getErrorCode();
+                if (errno == Errno.EINTR) {
+                    continue;
+                }
+                if (errno == Errno.EAGAIN) {
+                    return -1;
+                }
+                throw new NetlinkException("recv", what, errno, "");
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        fd.close();
+    }
+}
