@@ -1,0 +1,41 @@
+package org.jflannel.subnet.etcd;
+
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
+import java.io.File;
+import java.io.IOException;
+import javax.net.ssl.SSLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Builds the jetcd client from the upstream flags (REFERENCE §5.1). The password never reaches a log. */
+final class EtcdClients {
+    private static final Logger LOG = LoggerFactory.getLogger(EtcdClients.class);
+
+    private EtcdClients() {
+    }
+
+    static Client connect(EtcdOptions o) throws IOException {
+        ClientBuilder b = Client.builder().endpoints(o.endpoints().toArray(String[]::new));
+        if (o.tls()) {
+            try {
+                b.sslContext(ssl -> {
+                    ssl.keyManager(new File(o.certFile()), new File(o.keyFile())).protocols("TLSv1.3", "TLSv1.2");
+                    if (!o.caFile().isEmpty()) {
+                        ssl.trustManager(new File(o.caFile()));
+                    }
+                });
+            } catch (SSLException | IllegalArgumentException e) {
+                throw new IOException("etcd TLS setup failed certFile=" + o.certFile() + " keyFile=" + o.keyFile()
+                        + " caFile=" + o.caFile() + ": " + e.getMessage(), e);
+            }
+        } else {
+            LOG.warn("no certificate provided: connecting to etcd with http. This is insecure");
+        }
+        if (o.auth()) {
+            b.user(EtcdStore.bytes(o.username())).password(EtcdStore.bytes(o.password()));
+        }
+        LOG.info("etcd client options={}", o);
+        return b.build();
+    }
+}

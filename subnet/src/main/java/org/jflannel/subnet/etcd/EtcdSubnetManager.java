@@ -1,0 +1,121 @@
+package org.jflannel.subnet.etcd;
+
+import io.etcd.jetcd.Client;
+import java.io.IOException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
+import java.util.random.RandomGenerator;
+import org.jflannel.core.ConfigException;
+import org.jflannel.core.Ip4Net;
+import org.jflannel.core.Ip6Net;
+import org.jflannel.core.Lease;
+import org.jflannel.core.LeaseAttrs;
+import org.jflannel.core.LeaseEvent;
+import org.jflannel.core.NetConf;
+import org.jflannel.core.SubnetManager;
+import org.jflannel.core.Subscription;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The etcd lease source (REFERENCE §5), wire-compatible with upstream flanneld: the config at
+ * {@code <prefix>/config}, leases at {@code <prefix>/subnets/<a.b.c.d-NN>[&<v6>-NN]} with 24 h etcd
+ * leases, renewed before expiry; peers streamed by {@link #watchLeases}.
+ *
+ * <p>Wiring in the daemon: {@code new EtcdSubnetManager(options, previousSubnet, previousIpv6Subnet,
+ * EtcdTimings.defaults(renewMarginMinutes), onLeaseLost)}; {@code onLeaseLost} runs once, on a watch
+ * thread, when the own lease key is deleted or expires (the daemon then logs
+ * {@code Lease has been revoked. Shutting down daemon.} and exits 0).
+ *
+ * <p>Owns: the jetcd client, the threads {@code etcd-lease-renew}, {@code etcd-own-lease} and one
+ * {@code etcd-lease-watch} per subscription; {@link #close()} stops them all.
+ */
+public final class EtcdSubnetManager implements SubnetManager {
+    private static final Logger LOG = LoggerFactory.getLogger(EtcdSubnetManager.class);
+
+    private final EtcdOptions options;
+    private final EtcdTimings timings;
+    private final Runnable onLeaseLost;
+    private final Clock clock = Clock.systemUTC();
+    private final Client client;
+    private final EtcdStore store;
+    private final LeaseAcquirer acquirer;
+    private final LeaseRenewer renewer;
+    private final List<Subscription> subscriptions = new ArrayList<>();
+    private LeaseWatch ownLeaseWatch;
+
+    /**
+     * @param previousSubnet      {@code FLANNEL_SUBNET} of the previous subnet.env, or null
+     * @param previousIpv6Subnet  {@code FLANNEL_IPV6_SUBNET} of the previous subnet.env, or null
+     * @param onLeaseLost         called once when the own lease key is deleted or expires
+     */
+    public EtcdSubnetManager(EtcdOptions options, Ip4Net previousSubnet, Ip6Net previousIpv6Subnet,
+                             EtcdTimings timings, Runnable onLeaseLost) throws IOException {
+        this.options = Objects.requireNonNull(options, "options");
+        this.timings = Objects.requireNonNull(timings, "timings");
+        this.onLeaseLost = Objects.requireNonNull(onLeaseLost, "onLeaseLost");
+        this.client = EtcdClients.connect(options);
+        this.store = new EtcdStore(client, timings.callTimeout());
+        this.acquirer = new LeaseAcquirer(store, options, timings, clock, RandomGenerator.getDefault(),
+                previousSubnet, previousIpv6Subnet);
+        this.renewer = new LeaseRenewer(store, timings, clock);
+    }
+
+    @Override
+    public String name() {
+        return "etcd";
+    }
+
+    /** {@code <prefix>/config}, parsed and validated as net-conf.json (etcd mode); errors name the key. */
+    @Override
+    public NetConf networkConfig() throws IOException, InterruptedException, ConfigException {
+        String key = options.configKey();
+        EtcdStore.Entry e = store.get(key).orElseThrow(() -> new IOException(
+                "flannel config not found in etcd store. Did you create your config using etcdv3 API?"));
+        return NetConf.parse(e.value(), NetConf.Mode.ETCD, key);
+    }
+
+    @Override
+    public synchronized Lease acquireLease(LeaseAttrs attrs) throws IOException, InterruptedException, ConfigException {
+        NetConf conf = networkConfig();
+        LeaseAcquirer.Acquired a = acquirer.acquire(conf, attrs);
+        renewer.cancel();
+        if (!a.reservation()) {
+            renewer.start(a.key(), a.value(), a.lease().expiration());
+        }
+        if (ownLeaseWatch != null) {
+            ownLeaseWatch.close();
+        }
+        OwnLeaseGuard guard = new OwnLeaseGuard(a.key(), renewer::cancel, onLeaseLost);
+        ownLeaseWatch = new LeaseWatch(store, a.key(), a.key()::equals, guard, "etcd-own-lease", timings, clock).start();
+        return a.lease();
+    }
+
+    /** All leases under {@code <prefix>/subnets}, the own one included; see {@link SubnetManager#watchLeases}. */
+    @Override
+    public synchronized Subscription watchLeases(Consumer<List<LeaseEvent>> sink) {
+        LeaseWatch w = new LeaseWatch(store, options.subnetsPrefix(), key -> true, sink, "etcd-lease-watch", timings, clock);
+        subscriptions.add(w);
+        return w.start();
+    }
+
+    /** Nothing to do in etcd mode: the lease is complete once written. */
+    @Override
+    public void completeLease(Lease own) {
+    }
+
+    @Override
+    public synchronized void close() {
+        subscriptions.forEach(Subscription::close);
+        subscriptions.clear();
+        if (ownLeaseWatch != null) {
+            ownLeaseWatch.close();
+        }
+        renewer.close();
+        client.close();
+        LOG.debug("etcd subnet manager closed prefix={}", options.prefix());
+    }
+}

@@ -1,0 +1,53 @@
+package org.jflannel.subnet.etcd;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The delays of the etcd lease source (REFERENCE §5.3, §5.5), injectable so that tests need not wait
+ * hours or minutes.
+ *
+ * @param leaseTtl     etcd lease granted with each lease key (upstream: 24 h)
+ * @param renewMargin  renew this long before expiry ({@code --subnet-lease-renew-margin}, default 60 min)
+ * @param renewRetry   retry a failed renewal after this (upstream: 1 min)
+ * @param backoffMin   first reconnect delay of the watch (upstream: 100 ms), doubling ...
+ * @param backoffMax   ... up to this (upstream: 5 s)
+ * @param callTimeout  bound of every single etcd call
+ */
+public record EtcdTimings(
+        Duration leaseTtl,
+        Duration renewMargin,
+        Duration renewRetry,
+        Duration backoffMin,
+        Duration backoffMax,
+        Duration callTimeout) {
+
+    public static final Duration LEASE_TTL = Duration.ofHours(24);
+
+    public EtcdTimings {
+        Objects.requireNonNull(leaseTtl, "leaseTtl");
+        Objects.requireNonNull(renewMargin, "renewMargin");
+        Objects.requireNonNull(renewRetry, "renewRetry");
+        Objects.requireNonNull(backoffMin, "backoffMin");
+        Objects.requireNonNull(backoffMax, "backoffMax");
+        Objects.requireNonNull(callTimeout, "callTimeout");
+        if (leaseTtl.toSeconds() < 1) {
+            throw new IllegalArgumentException("leaseTtl must be at least 1 s, got " + leaseTtl);
+        }
+        if (renewMargin.isNegative() || renewMargin.isZero() || renewMargin.compareTo(leaseTtl) >= 0) {
+            throw new IllegalArgumentException("Invalid subnet-lease-renew-margin option, out of acceptable range: "
+                    + renewMargin.toMinutes() + " min (must be > 0 and < " + leaseTtl.toMinutes() + " min)");
+        }
+        if (renewRetry.isNegative() || backoffMin.isNegative() || backoffMax.compareTo(backoffMin) < 0
+                || callTimeout.isNegative() || callTimeout.isZero()) {
+            throw new IllegalArgumentException("invalid etcd timings: " + renewRetry + " " + backoffMin + " "
+                    + backoffMax + " " + callTimeout);
+        }
+    }
+
+    /** Upstream's values with {@code --subnet-lease-renew-margin} in minutes. */
+    public static EtcdTimings defaults(int renewMarginMinutes) {
+        return new EtcdTimings(LEASE_TTL, Duration.ofMinutes(renewMarginMinutes), Duration.ofMinutes(1),
+                Duration.ofMillis(100), Duration.ofSeconds(5), Duration.ofSeconds(10));
+    }
+}

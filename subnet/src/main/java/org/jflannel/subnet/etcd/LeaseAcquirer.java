@@ -1,0 +1,168 @@
+package org.jflannel.subnet.etcd;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.random.RandomGenerator;
+import org.jflannel.core.ConfigException;
+import org.jflannel.core.Ip4Net;
+import org.jflannel.core.Ip6Net;
+import org.jflannel.core.Lease;
+import org.jflannel.core.LeaseAttrs;
+import org.jflannel.core.NetConf;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Acquires the own lease in etcd (REFERENCE §5.4 and our decisions): reuse the lease carrying our
+ * public IP if it fits the config (else delete it), else the previous subnet from subnet.env if it
+ * fits and is free, else a random free one; create with {@code If(Version(key)==0)} and a fresh etcd
+ * lease, and on a lost race revoke that lease, list again and choose again, up to
+ * {@value #MAX_ATTEMPTS} times. Reservations (keys without TTL) are reused without a TTL.
+ */
+final class LeaseAcquirer {
+    static final int MAX_ATTEMPTS = 10;
+    private static final Logger LOG = LoggerFactory.getLogger(LeaseAcquirer.class);
+
+    /** The acquired lease, its etcd key and value, and whether it is a reservation (never renewed). */
+    record Acquired(Lease lease, String key, String value, boolean reservation) {}
+
+    /** A parsed listing entry. */
+    private record Known(EtcdStore.Entry entry, LeaseKeyCodec.Subnets subnets, LeaseAttrs attrs) {}
+
+    private final EtcdStore store;
+    private final EtcdOptions options;
+    private final EtcdTimings timings;
+    private final Clock clock;
+    private final RandomGenerator random;
+    private final Ip4Net previous4;
+    private final Ip6Net previous6;
+
+    LeaseAcquirer(EtcdStore store, EtcdOptions options, EtcdTimings timings, Clock clock, RandomGenerator random,
+                  Ip4Net previous4, Ip6Net previous6) {
+        this.store = store;
+        this.options = options;
+        this.timings = timings;
+        this.clock = clock;
+        this.random = random;
+        this.previous4 = previous4;
+        this.previous6 = previous6;
+    }
+
+    Acquired acquire(NetConf conf, LeaseAttrs attrs) throws IOException, InterruptedException, ConfigException {
+        if (!conf.enableIPv4()) {
+            throw new ConfigException("EnableIPv4", options.configKey()
+                    + ": EnableIPv4: etcd lease keys always name an IPv4 subnet; IPv6-only needs the kube subnet manager");
+        }
+        if (attrs.publicIp() == null) {
+            throw new ConfigException("PublicIP", "lease: PublicIP: the etcd subnet manager needs the node's public IPv4");
+        }
+        String value = LeaseValueCodec.format(attrs);
+        SubnetAllocator alloc = new SubnetAllocator(conf, random);
+        for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+            List<Known> leases = list();
+            Optional<Known> own = leases.stream().filter(k -> attrs.publicIp().equals(k.attrs().publicIp())).findFirst();
+            if (own.isPresent()) {
+                Known o = own.get();
+                if (alloc.compatible(o.subnets().ipv4(), o.subnets().ipv6())) {
+                    return reuse(o, attrs, value);
+                }
+                LOG.info("lease incompatible with the network config, deleting key={}", o.entry().key());
+                store.delete(o.entry().key());
+                leases.remove(o);
+            }
+            Acquired created = create(conf, alloc, leases, attrs, value);
+            if (created != null) {
+                return created;
+            }
+        }
+        throw new IOException("failed to acquire lease: lost the race for a free subnet " + MAX_ATTEMPTS + " times");
+    }
+
+    private Acquired reuse(Known own, LeaseAttrs attrs, String value) throws IOException, InterruptedException {
+        String key = own.entry().key();
+        Lease lease;
+        if (own.entry().leaseId() == 0) {
+            // Ours: a reservation keeps no TTL; only our current backend data is published into it
+            if (!own.entry().value().equals(value)) {
+                store.put(key, value, 0);
+            }
+            lease = new Lease(own.subnets().ipv4(), own.subnets().ipv6(), attrs, null);
+            LOG.info("lease reused reservation key={} subnet={}", key, lease.subnet());
+            return new Acquired(lease, key, value, true);
+        }
+        long leaseId = store.grant(timings.leaseTtl());
+        store.put(key, value, leaseId);
+        lease = new Lease(own.subnets().ipv4(), own.subnets().ipv6(), attrs, expiration());
+        LOG.info("lease reused key={} subnet={} expires={}", key, lease.subnet(), lease.expiration());
+        return new Acquired(lease, key, value, false);
+    }
+
+    /** One creation attempt; null when another node took the subnet between our list and our transaction. */
+    private Acquired create(NetConf conf, SubnetAllocator alloc, List<Known> leases, LeaseAttrs attrs, String value)
+            throws IOException, InterruptedException {
+        List<Ip4Net> taken4 = new ArrayList<>();
+        List<Ip6Net> taken6 = new ArrayList<>();
+        for (Known k : leases) {
+            taken4.add(k.subnets().ipv4());
+            if (k.subnets().ipv6() != null) {
+                taken6.add(k.subnets().ipv6());
+            }
+        }
+        Ip4Net v4;
+        Ip6Net v6;
+        Ip6Net prev6 = conf.enableIPv6() ? previous6 : null;
+        if (previous4 != null && alloc.compatible(previous4, prev6)
+                && SubnetAllocator.isFree(previous4, prev6, taken4, taken6)) {
+            v4 = previous4;
+            v6 = prev6;
+        } else {
+            v4 = alloc.free4(taken4).orElseThrow(() -> new IOException("out of subnets"));
+            v6 = conf.enableIPv6() ? alloc.free6(taken6).orElseThrow(() -> new IOException("out of subnets")) : null;
+        }
+        String key = options.subnetKey(LeaseKeyCodec.format(v4, v6));
+        long leaseId = store.grant(timings.leaseTtl());
+        if (store.createIfAbsent(key, value, leaseId)) {
+            Lease lease = new Lease(v4, v6, attrs, expiration());
+            LOG.info("lease acquired key={} subnet={} expires={}", key, v4, lease.expiration());
+            return new Acquired(lease, key, value, false);
+        }
+        LOG.info("lease taken by another node meanwhile, choosing again key={}", key);
+        try {
+            store.revoke(leaseId);
+        } catch (IOException e) {
+            LOG.warn("etcd lease revoke failed leaseId={} reason={}", Long.toHexString(leaseId), e.getMessage());
+        }
+        return null;
+    }
+
+    /** All keys under {@code <prefix>/subnets}; bad keys are skipped, bad values still occupy their subnet. */
+    private List<Known> list() throws IOException, InterruptedException {
+        List<Known> out = new ArrayList<>();
+        for (EtcdStore.Entry e : store.list(options.subnetsPrefix()).entries()) {
+            LeaseKeyCodec.Subnets s;
+            try {
+                s = LeaseKeyCodec.parse(e.key());
+            } catch (ConfigException ex) {
+                LOG.warn("lease skipped key={} field={} reason={}", e.key(), ex.field(), ex.getMessage());
+                continue;
+            }
+            LeaseAttrs a;
+            try {
+                a = LeaseValueCodec.parse(e.key(), e.value());
+            } catch (ConfigException ex) {
+                LOG.warn("lease skipped key={} field={} reason={}", e.key(), ex.field(), ex.getMessage());
+                a = new LeaseAttrs(null, null, "", null, null);
+            }
+            out.add(new Known(e, s, a));
+        }
+        return out;
+    }
+
+    private Instant expiration() {
+        return clock.instant().plus(timings.leaseTtl());
+    }
+}

@@ -1,0 +1,182 @@
+package org.jflannel.subnet.etcd;
+
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.common.exception.CompactedException;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import org.jflannel.core.LeaseEvent;
+import org.jflannel.core.Subscription;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Streams the leases under one etcd prefix (REFERENCE §5.5 and our decisions): one snapshot batch
+ * first, then the changes from snapshot revision + 1, always resuming after the last revision seen
+ * (never "from now"), reconnecting with back-off, re-listing and diffing after a compaction.
+ *
+ * <p>Owns one named platform thread, which does all the work and is the only one calling the sink.
+ * jetcd's own watch resumption is not trusted (its "created" handling can skip revisions): on any
+ * watch error we close the watcher and open a new one from our own revision.
+ */
+final class LeaseWatch implements Subscription {
+    private static final Logger LOG = LoggerFactory.getLogger(LeaseWatch.class);
+
+    /** What jetcd's callback threads hand to our thread, tagged with the watcher generation. */
+    private record Signal(int generation, WatchResponse response, Throwable error) {}
+
+    private final EtcdStore store;
+    private final String prefix;
+    private final Predicate<String> keyFilter;
+    private final EtcdTimings timings;
+    private final LeaseTable table;
+    private final Thread thread;
+    private final BlockingQueue<Signal> queue = new LinkedBlockingQueue<>();
+    private volatile boolean closed;
+    private int generation;
+    private long nextRevision;
+
+    LeaseWatch(EtcdStore store, String prefix, Predicate<String> keyFilter, Consumer<List<LeaseEvent>> sink,
+               String threadName, EtcdTimings timings, Clock clock) {
+        this.store = store;
+        this.prefix = prefix;
+        this.keyFilter = keyFilter;
+        this.timings = timings;
+        this.table = new LeaseTable(new Expirations(store, clock), sink);
+        this.thread = new Thread(this::run, threadName);
+        this.thread.setDaemon(true);
+    }
+
+    LeaseWatch start() {
+        thread.start();
+        return this;
+    }
+
+    private void run() {
+        Duration backoff = timings.backoffMin();
+        boolean listed = false;
+        boolean first = true;
+        while (!closed) {
+            try {
+                if (!listed) {
+                    relist(first);
+                    first = false;
+                    listed = true;
+                }
+                listed = watchUntilBroken();   // false after a compaction: list again, at once
+                backoff = timings.backoffMin();
+                continue;
+            } catch (IOException e) {
+                LOG.warn("etcd lease watch interrupted prefix={} resumeRevision={} retryInMs={} reason={}",
+                        prefix, nextRevision, backoff.toMillis(), e.getMessage());
+            } catch (InterruptedException e) {
+                return; // close() interrupts us
+            } catch (RuntimeException e) {
+                LOG.error("etcd lease watch failed prefix={} resumeRevision={} retryInMs={}", prefix, nextRevision,
+                        backoff.toMillis(), e);
+            }
+            try {
+                TimeUnit.NANOSECONDS.sleep(backoff.toNanos());
+            } catch (InterruptedException e) {
+                return;
+            }
+            backoff = backoff.multipliedBy(2).compareTo(timings.backoffMax()) > 0 ? timings.backoffMax() : backoff.multipliedBy(2);
+        }
+    }
+
+    /** Lists the prefix; delivers the snapshot (first time) or the difference to what we knew. */
+    private void relist(boolean first) throws IOException, InterruptedException {
+        EtcdStore.Listing listing = store.list(prefix);
+        List<EtcdStore.Entry> entries = listing.entries().stream().filter(e -> keyFilter.test(e.key())).toList();
+        table.replaceAll(entries, first);
+        nextRevision = listing.revision() + 1;
+        LOG.info("etcd leases listed prefix={} leases={} revision={}", prefix, table.size(), listing.revision());
+    }
+
+    /**
+     * Watches from {@link #nextRevision} until the watch breaks. Returns true to resume watching
+     * (after back-off), false when the revision was compacted and the prefix must be listed again.
+     */
+    private boolean watchUntilBroken() throws IOException, InterruptedException {
+        int gen = ++generation;
+        queue.clear();
+        Watch.Watcher watcher = store.watch(prefix, nextRevision, new Watch.Listener() {
+            @Override
+            public void onNext(WatchResponse r) {
+                queue.add(new Signal(gen, r, null));
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                queue.add(new Signal(gen, null, t));
+            }
+
+            @Override
+            public void onCompleted() {
+                queue.add(new Signal(gen, null, new IOException("watch completed")));
+            }
+        });
+        try {
+            while (!closed) {
+                Signal s = queue.take();
+                if (s.generation != gen) {
+                    continue; // a late word from a watcher we already closed
+                }
+                if (s.error instanceof CompactedException c) {
+                    LOG.warn("etcd lease watch fell behind compaction, re-listing prefix={} resumeRevision={} compactRevision={}",
+                            prefix, nextRevision, c.getCompactedRevision());
+                    return false;
+                }
+                if (s.error != null) {
+                    throw new IOException(s.error.getMessage(), s.error);
+                }
+                handle(s.response);
+            }
+            return true;
+        } finally {
+            watcher.close();
+        }
+    }
+
+    private void handle(WatchResponse response) throws InterruptedException {
+        List<WatchEvent> events = new ArrayList<>();
+        for (WatchEvent e : response.getEvents()) {
+            long rev = e.getKeyValue().getModRevision();
+            if (rev < nextRevision) {
+                continue; // already seen before a reconnect
+            }
+            nextRevision = rev + 1;
+            if (keyFilter.test(EtcdStore.text(e.getKeyValue().getKey()))) {
+                events.add(e);
+            }
+        }
+        table.apply(events);
+    }
+
+    /** The revision the next watch starts from (for tests and logs). */
+    long nextRevision() {
+        return nextRevision;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        thread.interrupt();
+        if (Thread.currentThread() != thread) {
+            try {
+                thread.join(timings.callTimeout().toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

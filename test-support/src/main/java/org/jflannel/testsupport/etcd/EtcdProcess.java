@@ -1,0 +1,202 @@
+package org.jflannel.testsupport.etcd;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real single-member {@code etcd} on loopback, for tests: free ports, a temporary data directory,
+ * started and awaited healthy within a bound. It can be stopped and restarted on the same ports and
+ * data (fault tests). {@link #close()} kills it by PID and deletes the data directory.
+ *
+ * <p>Owns: one etcd child process, its data directory and log file.
+ */
+public final class EtcdProcess implements AutoCloseable {
+    public static final Path BINARY = Path.of(System.getProperty("jflannel.etcd.binary", "/usr/bin/etcd"));
+    private static final Logger LOG = LoggerFactory.getLogger(EtcdProcess.class);
+    private static final Duration HEALTHY_WITHIN = Duration.ofSeconds(30);
+    private static final Duration STOP_WITHIN = Duration.ofSeconds(10);
+
+    private final Path dir;
+    private final int clientPort;
+    private final int peerPort;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    private Process process;
+    /** Kills etcd by PID should the JVM exit without {@link #close()} (a crashed or killed test run). */
+    private final Thread killOnExit = new Thread(this::killNow, "etcd-kill-on-exit");
+
+    private EtcdProcess(Path dir, int clientPort, int peerPort) {
+        this.dir = dir;
+        this.clientPort = clientPort;
+        this.peerPort = peerPort;
+    }
+
+    /** Starts etcd on two free loopback ports and waits until {@code /health} says true. */
+    public static EtcdProcess start() throws IOException, InterruptedException {
+        if (!Files.isExecutable(BINARY)) {
+            throw new IllegalStateException("etcd binary not found or not executable: " + BINARY
+                    + " (Debian package etcd-server)");
+        }
+        Path dir = Files.createTempDirectory("jflannel-etcd-");
+        EtcdProcess etcd = new EtcdProcess(dir, freePort(), freePort());
+        Runtime.getRuntime().addShutdownHook(etcd.killOnExit);
+        try {
+            etcd.startProcess();
+        } catch (IOException | RuntimeException | InterruptedException e) {
+            etcd.close();
+            throw e;
+        }
+        return etcd;
+    }
+
+    /** The client URL, e.g. {@code http://127.0.0.1:40123}. */
+    public String endpoint() {
+        return "http://127.0.0.1:" + clientPort;
+    }
+
+    public List<String> endpoints() {
+        return List.of(endpoint());
+    }
+
+    public int clientPort() {
+        return clientPort;
+    }
+
+    /** PID of the running etcd, or -1 when stopped. */
+    public synchronized long pid() {
+        return process != null && process.isAlive() ? process.pid() : -1;
+    }
+
+    public synchronized boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    /** Stops etcd (SIGTERM, then SIGKILL after a bound); data and ports are kept for {@link #restart()}. */
+    public synchronized void stop() throws InterruptedException {
+        if (process == null) {
+            return;
+        }
+        process.destroy();
+        if (!process.waitFor(STOP_WITHIN.toMillis(), TimeUnit.MILLISECONDS)) {
+            process.destroyForcibly();
+            process.waitFor(STOP_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        LOG.info("etcd stopped pid={} port={}", process.pid(), clientPort);
+        process = null;
+    }
+
+    /** Starts etcd again on the same ports with the same data, and waits until it is healthy. */
+    public synchronized void restart() throws IOException, InterruptedException {
+        if (isRunning()) {
+            throw new IllegalStateException("etcd is still running on port " + clientPort);
+        }
+        startProcess();
+    }
+
+    private synchronized void startProcess() throws IOException, InterruptedException {
+        String peer = "http://127.0.0.1:" + peerPort;
+        List<String> cmd = new ArrayList<>(List.of(BINARY.toString(),
+                "--name", "jf",
+                "--data-dir", dir.resolve("data").toString(),
+                "--listen-client-urls", endpoint(),
+                "--advertise-client-urls", endpoint(),
+                "--listen-peer-urls", peer,
+                "--initial-advertise-peer-urls", peer,
+                "--initial-cluster", "jf=" + peer,
+                "--logger", "zap",
+                "--log-level", "warn"));
+        ProcessBuilder pb = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("etcd.log").toFile()));
+        process = pb.start();
+        LOG.info("etcd started pid={} endpoint={} dir={}", process.pid(), endpoint(), dir);
+        awaitHealthy();
+    }
+
+    private void awaitHealthy() throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + HEALTHY_WITHIN.toNanos();
+        HttpRequest req = HttpRequest.newBuilder(URI.create(endpoint() + "/health"))
+                .timeout(Duration.ofSeconds(1)).build();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IOException("etcd exited with " + process.exitValue() + " before it was healthy; log: " + logTail());
+            }
+            try {
+                HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
+                if (resp.statusCode() == 200 && resp.body().contains("\"true\"")) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // not listening yet; poll again
+            }
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
+        throw new IOException("etcd not healthy within " + HEALTHY_WITHIN + " on " + endpoint() + "; log: " + logTail());
+    }
+
+    private String logTail() {
+        try {
+            List<String> lines = Files.readAllLines(dir.resolve("etcd.log"));
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            s.setReuseAddress(true);
+            return s.getLocalPort();
+        }
+    }
+
+    /** Kills etcd by PID (no grace) and deletes its data directory. */
+    @Override
+    public synchronized void close() {
+        killNow();
+        try {
+            Runtime.getRuntime().removeShutdownHook(killOnExit);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook is running or has run; nothing to remove
+        }
+        deleteTree(dir);
+    }
+
+    private synchronized void killNow() {
+        if (process != null) {
+            process.destroyForcibly();
+            try {
+                process.waitFor(STOP_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            process = null;
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(dir)) {
+            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete " + dir, e);
+        }
+    }
+}

@@ -1,0 +1,133 @@
+package org.jflannel.testsupport.etcd;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A loopback TCP relay in front of a server, for fault tests: {@link #cut()} drops every connection
+ * and refuses new ones (the port stays reserved by nobody else in practice, and is re-bound by
+ * {@link #resume()}), so a client sees its server vanish and come back while the server itself keeps
+ * running and can be changed behind the client's back.
+ *
+ * <p>Owns: one listening socket, its accept thread, two pump threads per relayed connection.
+ */
+public final class TcpProxy implements AutoCloseable {
+    private final int targetPort;
+    private final int port;
+    private final List<Socket> sockets = new ArrayList<>();
+    private ServerSocket server;
+    private Thread acceptor;
+
+    private TcpProxy(int port, int targetPort) {
+        this.port = port;
+        this.targetPort = targetPort;
+    }
+
+    /** Relays a free loopback port to {@code 127.0.0.1:targetPort}. */
+    public static TcpProxy start(int targetPort) throws IOException {
+        int port;
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = probe.getLocalPort();
+        }
+        TcpProxy p = new TcpProxy(port, targetPort);
+        p.resume();
+        return p;
+    }
+
+    public String endpoint() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    /** Listens again on the same port. */
+    public synchronized void resume() throws IOException {
+        if (server != null) {
+            return;
+        }
+        ServerSocket s = new ServerSocket();
+        s.setReuseAddress(true);
+        s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        server = s;
+        acceptor = new Thread(() -> acceptLoop(s), "tcp-proxy-accept-" + port);
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    /** Closes every relayed connection and stops listening. */
+    public synchronized void cut() throws IOException {
+        if (server == null) {
+            return;
+        }
+        server.close();
+        server = null;
+        for (Socket s : sockets) {
+            s.close();
+        }
+        sockets.clear();
+    }
+
+    private void acceptLoop(ServerSocket s) {
+        while (!s.isClosed()) {
+            Socket client;
+            try {
+                client = s.accept();
+            } catch (IOException e) {
+                return; // listening socket closed by cut() or close()
+            }
+            try {
+                Socket upstream = new Socket(InetAddress.getLoopbackAddress(), targetPort);
+                synchronized (this) {
+                    if (server != s) { // cut meanwhile
+                        client.close();
+                        upstream.close();
+                        return;
+                    }
+                    sockets.add(client);
+                    sockets.add(upstream);
+                }
+                pump(client, upstream);
+                pump(upstream, client);
+            } catch (IOException e) {
+                closeQuietly(client); // target down: the client sees a closed connection
+            }
+        }
+    }
+
+    private void pump(Socket from, Socket to) {
+        Thread t = new Thread(() -> {
+            byte[] buf = new byte[16384];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                for (int n; (n = in.read(buf)) >= 0; ) {
+                    out.write(buf, 0, n);
+                    out.flush();
+                }
+            } catch (IOException closed) {
+                // either side closed: end this direction
+            } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+            }
+        }, "tcp-proxy-pump-" + port);
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException ignored) {
+            // already closed
+        }
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        cut();
+    }
+}
