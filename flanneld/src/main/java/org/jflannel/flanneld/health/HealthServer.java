@@ -1,0 +1,90 @@
+package org.jflannel.flanneld.health;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code /healthz}, {@code /readyz} (REFERENCE §9.1) and {@code /metrics} on
+ * {@code --healthz-ip:--healthz-port}, served by the JDK's HTTP server on one named thread.
+ */
+public final class HealthServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(HealthServer.class);
+    static final int STOP_TIMEOUT_SECONDS = 3;
+
+    private final HttpServer server;
+    private final ExecutorService executor;
+
+    private HealthServer(HttpServer server, ExecutorService executor) {
+        this.server = server;
+        this.executor = executor;
+    }
+
+    /** Binds and starts; {@code ready} turns /readyz to 200 (subnet.env written). Port 0 binds an ephemeral port (tests). */
+    public static HealthServer start(InetAddress ip, int port, BooleanSupplier ready, Metrics metrics) throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress(ip, port), 16);
+        server.createContext("/healthz", ex -> reply(ex, "/healthz", 200, "flanneld is running"));
+        server.createContext("/readyz", ex -> {
+            boolean ok = ready.getAsBoolean();
+            reply(ex, "/readyz", ok ? 200 : 503, ok ? "flanneld is ready" : "flanneld is not ready yet");
+        });
+        server.createContext("/metrics", ex -> {
+            ByteArrayOutputStream body = new ByteArrayOutputStream(4096);
+            metrics.writeText(body);
+            send(ex, "/metrics", 200, metrics.contentType(), body.toByteArray());
+        });
+        ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "healthz");
+            t.setDaemon(true);
+            return t;
+        });
+        server.setExecutor(executor);
+        server.start();
+        LOG.info("health server listening address={}:{}", ip.getHostAddress(), server.getAddress().getPort());
+        return new HealthServer(server, executor);
+    }
+
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    private static void reply(HttpExchange ex, String path, int status, String text) throws IOException {
+        send(ex, path, status, "text/plain; charset=utf-8", text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Exact paths only, as Go's ServeMux registers them; anything below them is 404. */
+    private static void send(HttpExchange ex, String path, int status, String contentType, byte[] body) throws IOException {
+        try (ex) {
+            if (!ex.getRequestURI().getPath().equals(path)) {
+                byte[] nf = "404 page not found\n".getBytes(StandardCharsets.UTF_8);
+                ex.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+                ex.sendResponseHeaders(404, nf.length);
+                ex.getResponseBody().write(nf);
+                return;
+            }
+            ex.getResponseHeaders().set("Content-Type", contentType);
+            ex.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+            try (OutputStream out = ex.getResponseBody()) {
+                out.write(body);
+            }
+        }
+    }
+
+    /** Stops accepting, gives running exchanges up to 3 s, then releases the thread. */
+    @Override
+    public void close() {
+        server.stop(STOP_TIMEOUT_SECONDS);
+        executor.shutdownNow();
+        LOG.info("health server stopped");
+    }
+}

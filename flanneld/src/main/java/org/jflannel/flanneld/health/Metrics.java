@@ -1,0 +1,72 @@
+package org.jflannel.flanneld.health;
+
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
+import java.io.OutputStream;
+
+/**
+ * The daemon's Prometheus metrics (served at {@code /metrics}). Its methods match plain functional
+ * interfaces ({@code ObjLongConsumer<String>}, {@code Consumer<String>}), so a backend can report
+ * through a method reference without depending on this module.
+ *
+ * <ul>
+ *   <li>{@code flanneld_leases}: other nodes' leases currently known</li>
+ *   <li>{@code flanneld_kernel_entries{kind}}: kernel entries programmed (route, neighbour, fdb, ...)</li>
+ *   <li>{@code flanneld_reconcile_repairs_total{kind}}: entries or rule sets put back after drift</li>
+ *   <li>{@code flanneld_lease_event_programmed_seconds}: lease event received → kernel entries programmed</li>
+ *   <li>{@code flanneld_errors_total{kind}}: errors by kind (lease, apply, reconcile, iptables, blackhole, ...)</li>
+ * </ul>
+ */
+public final class Metrics {
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
+    private final Gauge leases = Gauge.builder().name("flanneld_leases")
+            .help("Other nodes' leases currently known").withoutExemplars().register(registry);
+    private final Gauge kernelEntries = Gauge.builder().name("flanneld_kernel_entries")
+            .help("Kernel entries programmed, by kind").labelNames("kind").withoutExemplars().register(registry);
+    private final Counter repairs = Counter.builder().name("flanneld_reconcile_repairs_total")
+            .help("Kernel entries or rule sets repaired after drift, by kind").labelNames("kind").withoutExemplars()
+            .register(registry);
+    private final Histogram latency = Histogram.builder().name("flanneld_lease_event_programmed_seconds")
+            .help("Time from a lease event's arrival to its kernel entries being programmed").unit(io.prometheus.metrics.model
+                    .snapshots.Unit.SECONDS)
+            .classicOnly().classicUpperBounds(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+            .withoutExemplars().register(registry);
+    private final Counter errors = Counter.builder().name("flanneld_errors_total")
+            .help("Errors, by kind").labelNames("kind").withoutExemplars().register(registry);
+
+    public void setLeases(long count) {
+        leases.set(count);
+    }
+
+    public void setKernelEntries(String kind, long count) {
+        kernelEntries.labelValues(kind).set(count);
+    }
+
+    public void addRepairs(String kind, long count) {
+        if (count > 0) {
+            repairs.labelValues(kind).inc(count);
+        }
+    }
+
+    public void observeProgrammedSeconds(double seconds) {
+        latency.observe(seconds);
+    }
+
+    public void error(String kind) {
+        errors.labelValues(kind).inc();
+    }
+
+    /** Prometheus text format 0.0.4. */
+    public void writeText(OutputStream out) throws IOException {
+        writer.write(out, registry.scrape());
+    }
+
+    public String contentType() {
+        return writer.getContentType();
+    }
+}

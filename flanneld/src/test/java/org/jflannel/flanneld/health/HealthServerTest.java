@@ -1,0 +1,89 @@
+package org.jflannel.flanneld.health;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class HealthServerTest {
+    // one server for the class: stopping waits up to the 3 s grace period for idle client connections
+    private static final AtomicBoolean ready = new AtomicBoolean();
+    private static final Metrics metrics = new Metrics();
+    private static HealthServer server;
+    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = HealthServer.start(InetAddress.getLoopbackAddress(), 0, ready::get, metrics);
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    @BeforeEach
+    void notReady() {
+        ready.set(false);
+    }
+
+    @Test
+    void healthzIsAlways200() throws Exception {
+        HttpResponse<String> r = get("/healthz");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).isEqualTo("flanneld is running");
+    }
+
+    @Test
+    void readyzIs503UntilReadyThen200() throws Exception {
+        HttpResponse<String> before = get("/readyz");
+        assertThat(before.statusCode()).isEqualTo(503);
+        assertThat(before.body()).isEqualTo("flanneld is not ready yet");
+        ready.set(true);
+        HttpResponse<String> after = get("/readyz");
+        assertThat(after.statusCode()).isEqualTo(200);
+        assertThat(after.body()).isEqualTo("flanneld is ready");
+    }
+
+    @Test
+    void unknownPathsAre404() throws Exception {
+        assertThat(get("/healthz/x").statusCode()).isEqualTo(404);
+        assertThat(get("/").statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void metricsShowWhatWasReported() throws Exception {
+        metrics.setLeases(3);
+        metrics.setKernelEntries("route", 3);
+        metrics.addRepairs("route", 2);
+        metrics.observeProgrammedSeconds(0.004);
+        metrics.error("apply");
+        metrics.error("apply");
+        HttpResponse<String> r = get("/metrics");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).startsWith("text/plain"));
+        assertThat(r.body()).contains(
+                "flanneld_leases 3.0",
+                "flanneld_kernel_entries{kind=\"route\"} 3.0",
+                "flanneld_reconcile_repairs_total{kind=\"route\"} 2.0",
+                "flanneld_errors_total{kind=\"apply\"} 2.0",
+                "flanneld_lease_event_programmed_seconds_bucket{le=\"0.005\"} 1",
+                "flanneld_lease_event_programmed_seconds_bucket{le=\"0.001\"} 0",
+                "flanneld_lease_event_programmed_seconds_count 1");
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+                .timeout(Duration.ofSeconds(5)).build();
+        return client.send(req, HttpResponse.BodyHandlers.ofString());
+    }
+}
