@@ -1,0 +1,84 @@
+package org.jflannel.backend.vxlan;
+
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.jflannel.linuxnet.FdbEntry;
+import org.jflannel.linuxnet.IpPrefix;
+import org.jflannel.linuxnet.Neighbour;
+import org.jflannel.linuxnet.Route;
+
+/**
+ * Pure: compares the entries one VTEP should carry with what a dump of it shows (REFERENCE §6.10,
+ * Ours). Missing or wrong entries name the peer entries to write again (replace is idempotent);
+ * strays are entries of the kind flannel writes that belong to no current lease. Kernel-made
+ * entries (proto kernel routes, non-permanent neighbours, the all-zero FDB default) are left alone.
+ *
+ * @param missing         peer entries of which at least one part is absent or wrong
+ * @param wrongParts      how many parts (neighbour, FDB entry, route) were absent or wrong
+ */
+record KernelDiff(List<PeerEntries> missing, int wrongParts, List<Neighbour> strayNeighbours,
+                  List<FdbEntry> strayFdb, List<Route> strayRoutes) {
+    static final int RTPROT_KERNEL = 2;
+
+    KernelDiff {
+        missing = List.copyOf(missing);
+        strayNeighbours = List.copyOf(strayNeighbours);
+        strayFdb = List.copyOf(strayFdb);
+        strayRoutes = List.copyOf(strayRoutes);
+    }
+
+    int strays() {
+        return strayNeighbours.size() + strayFdb.size() + strayRoutes.size();
+    }
+
+    /**
+     * @param desired       the encapsulated entries on this device
+     * @param withStrays    false until the first complete lease list is known: nothing is a stray yet
+     */
+    static KernelDiff of(List<PeerEntries.Encapsulated> desired, List<Neighbour> neighbours, List<FdbEntry> fdb,
+                         List<Route> routes, boolean withStrays) {
+        List<PeerEntries> missing = new ArrayList<>();
+        int wrong = 0;
+        Set<InetAddress> wantedIps = new HashSet<>();
+        Set<FdbEntry> wantedFdb = new HashSet<>();
+        Set<IpPrefix> wantedDst = new HashSet<>();
+        for (PeerEntries.Encapsulated e : desired) {
+            wantedIps.add(e.neighbour().ip());
+            wantedFdb.add(e.fdb());
+            wantedDst.add(e.route().dst());
+            int parts = (neighbours.stream().anyMatch(n -> sameNeighbour(n, e.neighbour())) ? 0 : 1)
+                    + (fdb.contains(e.fdb()) ? 0 : 1)
+                    + (routes.stream().anyMatch(r -> sameRoute(r, e.route())) ? 0 : 1);
+            if (parts > 0) {
+                missing.add(e);
+                wrong += parts;
+            }
+        }
+        if (!withStrays) {
+            return new KernelDiff(missing, wrong, List.of(), List.of(), List.of());
+        }
+        List<Neighbour> strayN = neighbours.stream()
+                .filter(n -> (n.state() & Neighbour.NUD_PERMANENT) != 0 && !wantedIps.contains(n.ip())).toList();
+        List<FdbEntry> strayF = fdb.stream()
+                .filter(f -> f.mac().value() != 0 && !wantedFdb.contains(f)).toList();
+        List<Route> strayR = routes.stream()
+                .filter(r -> r.protocol() != RTPROT_KERNEL && r.gateway() != null && r.dst() != null
+                        && !wantedDst.contains(r.dst()))
+                .toList();
+        return new KernelDiff(missing, wrong, strayN, strayF, strayR);
+    }
+
+    static boolean sameNeighbour(Neighbour have, Neighbour want) {
+        return have.linkIndex() == want.linkIndex() && have.ip().equals(want.ip()) && want.mac().equals(have.mac())
+                && (have.state() & Neighbour.NUD_PERMANENT) != 0;
+    }
+
+    static boolean sameRoute(Route have, Route want) {
+        return want.dst().equals(have.dst()) && want.gateway().equals(have.gateway())
+                && (want.linkIndex() == 0 || have.linkIndex() == want.linkIndex())
+                && have.onlink() == want.onlink() && have.table() == want.table() && have.type() == want.type();
+    }
+}

@@ -1,0 +1,37 @@
+package org.jflannel.backend.vxlan;
+
+import java.util.Objects;
+import org.jflannel.linuxnet.FdbEntry;
+import org.jflannel.linuxnet.Neighbour;
+import org.jflannel.linuxnet.Route;
+
+/** The kernel entries that carry traffic to one peer subnet of one address family. */
+sealed interface PeerEntries permits PeerEntries.Encapsulated, PeerEntries.Direct {
+
+    /** The route to the peer's subnet; present in both kinds. */
+    Route route();
+
+    default boolean ipv6() {
+        return !route().isIpv4();
+    }
+
+    /**
+     * VXLAN (REFERENCE §6.7): the neighbour makes the peer's subnet address (the route's gateway)
+     * resolve to the peer's VTEP MAC, the FDB entry sends that MAC to the peer's public IP, and the
+     * onlink route sends the subnet to that gateway through our device.
+     */
+    record Encapsulated(Neighbour neighbour, FdbEntry fdb, Route route) implements PeerEntries {
+        public Encapsulated {
+            Objects.requireNonNull(neighbour, "neighbour");
+            Objects.requireNonNull(fdb, "fdb");
+            Objects.requireNonNull(route, "route");
+        }
+    }
+
+    /** DirectRouting (REFERENCE §6.9): the peer is on our L2, one plain route via its public IP. */
+    record Direct(Route route) implements PeerEntries {
+        public Direct {
+            Objects.requireNonNull(route, "route");
+        }
+    }
+}

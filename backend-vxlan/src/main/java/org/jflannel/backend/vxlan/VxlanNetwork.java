@@ -1,0 +1,324 @@
+package org.jflannel.backend.vxlan;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jflannel.backend.vxlan.VxlanCounters.ErrorKind;
+import org.jflannel.core.Lease;
+import org.jflannel.core.LeaseEvent;
+import org.jflannel.core.Network;
+import org.jflannel.linuxnet.Route;
+import org.jflannel.linuxnet.RtNetlink;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The registered VXLAN network: the peers' neighbour, FDB and route entries on our VTEP(s). Every
+ * method except {@link #close()} and the counters runs on the daemon's {@code lease-events} thread
+ * (netlink events and timers hand their work to it through {@link SelfHealing}), so nothing here
+ * is locked.
+ */
+public final class VxlanNetwork implements Network {
+    private static final Logger LOG = LoggerFactory.getLogger(VxlanNetwork.class);
+
+    private final Lease own;
+    private final int mtu;
+    private final RtNetlink nl;
+    private final VtepDevice v4;
+    private final VtepDevice v6;
+    private final boolean directRouting;
+    private final EntryWriter writer;
+    private final VxlanCounters counters;
+    private final Map<String, PeerPlan> programmed = new LinkedHashMap<>();
+    private SelfHealing healing;
+    private boolean snapshotSeen;
+    private volatile boolean closed;
+
+    VxlanNetwork(Lease own, int mtu, RtNetlink nl, VtepDevice v4, VtepDevice v6, boolean directRouting,
+                 Retry retry, VxlanCounters counters) {
+        this.own = own;
+        this.mtu = mtu;
+        this.nl = nl;
+        this.v4 = v4;
+        this.v6 = v6;
+        this.directRouting = directRouting;
+        this.counters = counters;
+        this.writer = new EntryWriter(nl, retry, counters);
+    }
+
+    void startHealing(SelfHealing selfHealing) {
+        this.healing = selfHealing;
+    }
+
+    @Override
+    public Lease lease() {
+        return own;
+    }
+
+    @Override
+    public int mtu() {
+        return mtu;
+    }
+
+    public VxlanCounters counters() {
+        return counters;
+    }
+
+    /** Names of our devices, for the self-healing watcher. */
+    List<VtepDevice> devices() {
+        List<VtepDevice> out = new ArrayList<>(2);
+        if (v4 != null) {
+            out.add(v4);
+        }
+        if (v6 != null) {
+            out.add(v6);
+        }
+        return out;
+    }
+
+    @Override
+    public void apply(List<LeaseEvent> batch) {
+        boolean first = !snapshotSeen;
+        for (LeaseEvent event : batch) {
+            if (closed || Thread.currentThread().isInterrupted()) {
+                return;
+            }
+            try {
+                if (event.type() == LeaseEvent.Type.ADDED) {
+                    added(event.lease());
+                } else {
+                    removed(event.lease());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                counters.error(ErrorKind.LEASE_SKIPPED);
+                LOG.error("lease failed lease={} error={}", event.lease().key(), e.toString());
+            }
+        }
+        snapshotSeen = true;
+        if (first) {
+            reconcile(); // the first batch is the complete list: entries of vanished peers go now (issue #2554)
+        }
+    }
+
+    private void added(Lease lease) throws InterruptedException {
+        if (lease.sameSubnets(own)) {
+            return;
+        }
+        PeerPlanner.Outcome outcome = planner().plan(lease);
+        PeerPlan old = programmed.remove(lease.key());
+        if (outcome instanceof PeerPlanner.Skipped s) {
+            counters.error(ErrorKind.LEASE_SKIPPED);
+            LOG.warn("{} lease={}", s.reason(), lease.key());
+            if (old != null) {
+                removeAll(old, List.of());
+            }
+            return;
+        }
+        PeerPlan plan = ((PeerPlanner.Planned) outcome).plan();
+        if (old != null) {
+            removeAll(old, plan.entries()); // the peer changed MAC or address: its old entries go
+        }
+        programmed.put(plan.key(), plan);
+        for (PeerEntries e : plan.entries()) {
+            LOG.info("lease added {}", describe(e));
+            writer.program(e.route().dst().toString(), e);
+        }
+    }
+
+    private void removed(Lease lease) {
+        PeerPlan plan = programmed.remove(lease.key());
+        if (plan == null && planner().plan(lease) instanceof PeerPlanner.Planned p) {
+            plan = p.plan(); // not programmed by us (e.g. skipped earlier): remove what it would have made
+        }
+        if (plan == null) {
+            return;
+        }
+        for (PeerEntries e : plan.entries()) {
+            LOG.info("lease removed {}", describe(e));
+        }
+        removeAll(plan, List.of());
+    }
+
+    private void removeAll(PeerPlan plan, List<PeerEntries> keep) {
+        for (PeerEntries e : plan.entries()) {
+            if (!keep.contains(e)) {
+                writer.remove(e.route().dst().toString(), e);
+            }
+        }
+    }
+
+    /**
+     * Ours (REFERENCE §6.10): brings back vanished devices, then re-writes missing or wrong entries
+     * and, once the first complete lease list was applied, deletes entries of no current lease.
+     */
+    @Override
+    public void reconcile() {
+        if (closed) {
+            return;
+        }
+        try {
+            if (!ensureDevices()) {
+                return;
+            }
+            int repairs = 0;
+            for (VtepDevice dev : devices()) {
+                repairs += dev.repairState();
+                repairs += reconcileDevice(dev);
+            }
+            repairs += reconcileDirect();
+            counters.reconciled();
+            if (repairs > 0) {
+                counters.repaired(repairs);
+                LOG.info("reconcile repaired entries={} peers={}", repairs, programmed.size());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            counters.error(ErrorKind.DUMP);
+            LOG.error("reconcile failed error={}", e.getMessage());
+        }
+    }
+
+    private int reconcileDevice(VtepDevice dev) throws IOException, InterruptedException {
+        List<PeerEntries.Encapsulated> desired = new ArrayList<>();
+        for (PeerPlan p : programmed.values()) {
+            for (PeerEntries e : p.entries()) {
+                if (e instanceof PeerEntries.Encapsulated enc && enc.route().linkIndex() == dev.index()) {
+                    desired.add(enc);
+                }
+            }
+        }
+        int idx = dev.index();
+        KernelDiff diff = KernelDiff.of(desired, nl.neighbours(idx), nl.fdb(idx), nl.routesOf(idx), snapshotSeen);
+        for (var n : diff.strayNeighbours()) {
+            LOG.info("stray neighbour removed dev={} ip={} mac={}", dev.name(), n.ip().getHostAddress(), n.mac());
+            writer.remove(n.ip().getHostAddress(), n);
+        }
+        for (var f : diff.strayFdb()) {
+            LOG.info("stray fdb removed dev={} mac={} dst={}", dev.name(), f.mac(), f.dst().getHostAddress());
+            writer.remove(f.dst().getHostAddress(), f);
+        }
+        for (var r : diff.strayRoutes()) {
+            LOG.info("stray route removed dev={} dst={} via={}", dev.name(), r.dst(), r.gateway().getHostAddress());
+            writer.remove(r.dst().toString(), r);
+        }
+        for (PeerEntries e : diff.missing()) {
+            LOG.info("entry repaired {}", describe(e));
+            writer.program(e.route().dst().toString(), e);
+        }
+        return diff.wrongParts() + diff.strays();
+    }
+
+    private int reconcileDirect() throws IOException, InterruptedException {
+        int repairs = 0;
+        List<Route> main = null;
+        for (PeerPlan p : programmed.values()) {
+            for (PeerEntries e : p.entries()) {
+                if (e instanceof PeerEntries.Direct d) {
+                    if (main == null) {
+                        main = nl.routes(0, Route.TABLE_MAIN);
+                    }
+                    if (main.stream().noneMatch(r -> KernelDiff.sameRoute(r, d.route()))) {
+                        LOG.info("entry repaired {}", describe(e));
+                        writer.program(d.route().dst().toString(), d);
+                        repairs++;
+                    }
+                }
+            }
+        }
+        return repairs;
+    }
+
+    /** True when every device is present; otherwise tries to re-create them (and replays) and says whether that worked. */
+    boolean ensureDevices() throws InterruptedException {
+        boolean recreated = false;
+        for (VtepDevice dev : devices()) {
+            try {
+                if (!dev.healthy()) {
+                    dev.recreate();
+                    counters.recreated();
+                    recreated = true;
+                }
+            } catch (IOException e) {
+                counters.error(ErrorKind.DEVICE);
+                LOG.error("vxlan device recreate failed name={} error={}", dev.name(), e.getMessage());
+                if (healing != null) {
+                    healing.retryDeviceLater();
+                }
+                return false;
+            }
+        }
+        if (recreated) {
+            if (healing != null) {
+                healing.resetBackoff();
+            }
+            replay();
+        }
+        return true;
+    }
+
+    /** After a re-creation the device has a new index: plan every peer again and write it all. */
+    private void replay() throws InterruptedException {
+        List<PeerPlan> old = new ArrayList<>(programmed.values());
+        programmed.clear();
+        PeerPlanner planner = planner();
+        int written = 0;
+        for (PeerPlan p : old) {
+            if (planner.plan(p.lease()) instanceof PeerPlanner.Planned np) {
+                programmed.put(np.plan().key(), np.plan());
+                for (PeerEntries e : np.plan().entries()) {
+                    if (writer.program(e.route().dst().toString(), e)) {
+                        written++;
+                    }
+                }
+            }
+        }
+        LOG.info("vxlan entries replayed peers={} written={}", programmed.size(), written);
+    }
+
+    private PeerPlanner planner() {
+        return new PeerPlanner(v4 == null ? 0 : v4.index(), v6 == null ? 0 : v6.index(), directRouting, this::sameL2);
+    }
+
+    /** Upstream's ip.DirectRouting: exactly one route to the peer and it has no gateway. */
+    private boolean sameL2(InetAddress peer) {
+        try {
+            List<Route> routes = nl.routeGet(peer);
+            return routes.size() == 1 && routes.get(0).gateway() == null;
+        } catch (IOException e) {
+            LOG.error("couldn't lookup route to {}: {}", peer.getHostAddress(), e.getMessage());
+            return false;
+        }
+    }
+
+    private static String describe(PeerEntries e) {
+        if (e instanceof PeerEntries.Encapsulated v) {
+            return "subnet=" + v.route().dst() + " publicIp=" + v.fdb().dst().getHostAddress() + " vtepMac=" + v.fdb().mac();
+        }
+        return "subnet=" + e.route().dst() + " publicIp=" + e.route().gateway().getHostAddress() + " directRouting=true";
+    }
+
+    /** Number of peers with programmed entries. */
+    public int peers() {
+        return programmed.size();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        if (healing != null) {
+            healing.close();
+        }
+        nl.close(); // devices and entries stay in place (REFERENCE §9.4)
+    }
+
+    boolean closed() {
+        return closed;
+    }
+}

@@ -1,0 +1,151 @@
+package org.jflannel.backend.vxlan;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+import org.jflannel.core.LeaseEvent;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** apply() and reconcile(): per-peer kernel entries, checked with iproute2 and with our own dumps. */
+@Tag("netns")
+class VxlanPeersIT {
+    static final String ADDR = "192.0.2.1";
+    static final String MAC_2 = "0e:00:00:00:00:02";
+    static final String MAC_3 = "0e:00:00:00:00:03";
+
+    @Test
+    void addedPeersGetOneNeighbourFdbEntryAndOnlinkRouteEach() throws Exception {
+        try (Node node = Node.withUnderlay("vxp", ADDR)) {
+            node.register("", "10.244.1.0/24", node.underlay("ul0", ADDR), null);
+            node.apply(LeaseEvent.added(Leases.v4("10.244.2.0/24", "198.51.100.2", MAC_2)),
+                    LeaseEvent.added(Leases.v4("10.244.3.0/24", "198.51.100.3", MAC_3)));
+
+            assertThat(neighbours(node)).containsExactlyInAnyOrder(
+                    "10.244.2.0 " + MAC_2 + " [\"PERMANENT\"]", "10.244.3.0 " + MAC_3 + " [\"PERMANENT\"]");
+            assertThat(fdb(node)).containsExactlyInAnyOrder(
+                    MAC_2 + " 198.51.100.2 [\"self\"] permanent", MAC_3 + " 198.51.100.3 [\"self\"] permanent");
+            assertThat(routes(node)).containsExactlyInAnyOrder(
+                    "10.244.2.0/24 via 10.244.2.0 boot global [\"onlink\"]", "10.244.3.0/24 via 10.244.3.0 boot global [\"onlink\"]");
+            assertThat(node.onLeaseEvents(() -> node.network.peers())).isEqualTo(2);
+            assertThat(node.network.counters().entriesProgrammed()).isEqualTo(6);
+        }
+    }
+
+    @Test
+    void removedPeerLosesAllThreeEntries() throws Exception {
+        try (Node node = Node.withUnderlay("vxp", ADDR)) {
+            node.register("", "10.244.1.0/24", node.underlay("ul0", ADDR), null);
+            node.apply(LeaseEvent.added(Leases.v4("10.244.2.0/24", "198.51.100.2", MAC_2)),
+                    LeaseEvent.added(Leases.v4("10.244.3.0/24", "198.51.100.3", MAC_3)));
+            node.apply(LeaseEvent.removed(Leases.v4("10.244.2.0/24", "198.51.100.2", MAC_2)));
+
+            assertThat(neighbours(node)).containsExactly("10.244.3.0 " + MAC_3 + " [\"PERMANENT\"]");
+            assertThat(fdb(node)).containsExactly(MAC_3 + " 198.51.100.3 [\"self\"] permanent");
+            assertThat(routes(node)).containsExactly("10.244.3.0/24 via 10.244.3.0 boot global [\"onlink\"]");
+        }
+    }
+
+    @Test
+    void peerWithGarbageBackendDataIsSkippedTheOthersProgrammed() throws Exception {
+        try (Node node = Node.withUnderlay("vxp", ADDR)) {
+            node.register("", "10.244.1.0/24", node.underlay("ul0", ADDR), null);
+            node.apply(LeaseEvent.added(Leases.raw("10.244.2.0/24", "198.51.100.2", "vxlan", "{\"VtepMAC\":12}")),
+                    LeaseEvent.added(Leases.raw("10.244.4.0/24", "198.51.100.4", "udp", null)),
+                    LeaseEvent.added(Leases.v4("10.244.3.0/24", "198.51.100.3", MAC_3)));
+
+            assertThat(routes(node)).containsExactly("10.244.3.0/24 via 10.244.3.0 boot global [\"onlink\"]");
+            assertThat(neighbours(node)).containsExactly("10.244.3.0 " + MAC_3 + " [\"PERMANENT\"]");
+            assertThat(fdb(node)).containsExactly(MAC_3 + " 198.51.100.3 [\"self\"] permanent");
+            assertThat(node.network.counters().errors(VxlanCounters.ErrorKind.LEASE_SKIPPED)).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void directRoutingSameL2PeerGetsOneRouteViaItsPublicIp() throws Exception {
+        try (Node node = Node.withUnderlay("vxp", ADDR)) {
+            node.ip("route", "add", "198.51.100.0/24", "via", "192.0.2.254");
+            node.register(",\"DirectRouting\":true", "10.244.1.0/24", node.underlay("ul0", ADDR), null);
+            node.apply(LeaseEvent.added(Leases.v4("10.244.2.0/24", "192.0.2.2", MAC_2)),     // same L2
+                    LeaseEvent.added(Leases.v4("10.244.3.0/24", "198.51.100.3", MAC_3)));   // behind a router
+
+            JsonNode direct = node.ipJson("route", "show", "10.244.2.0/24");
+            assertThat(direct).hasSize(1);
+            assertThat(direct.get(0).get("gateway").asText()).isEqualTo("192.0.2.2");
+            assertThat(direct.get(0).get("dev").asText()).isEqualTo("ul0");
+            assertThat(neighbours(node)).containsExactly("10.244.3.0 " + MAC_3 + " [\"PERMANENT\"]");
+            assertThat(fdb(node)).containsExactly(MAC_3 + " 198.51.100.3 [\"self\"] permanent");
+            assertThat(routes(node)).containsExactly("10.244.3.0/24 via 10.244.3.0 boot global [\"onlink\"]");
+
+            node.apply(LeaseEvent.removed(Leases.v4("10.244.2.0/24", "192.0.2.2", MAC_2)));
+            assertThat(node.ipJson("route", "show", "10.244.2.0/24")).isEmpty();
+        }
+    }
+
+    @Test
+    void staleEntriesPlantedBeforeStartAreRemovedAfterTheFirstSnapshot() throws Exception {
+        try (Node node = Node.withUnderlay("vxp", ADDR)) {
+            // leftovers of a peer that went away while we were down (issue #2554)
+            node.ip("link", "add", "flannel.1", "mtu", "1450", "type", "vxlan", "id", "1", "local", ADDR, "dev", "ul0",
+                    "dstport", "8472", "nolearning");
+            node.ip("link", "set", "flannel.1", "up");
+            node.ip("neigh", "replace", "10.244.9.0", "lladdr", "0e:00:00:00:00:09", "dev", "flannel.1", "nud", "permanent");
+            node.bridge("fdb", "replace", "0e:00:00:00:00:09", "dev", "flannel.1", "dst", "198.51.100.9", "self", "permanent");
+            node.ip("route", "replace", "10.244.9.0/24", "via", "10.244.9.0", "dev", "flannel.1", "onlink");
+
+            node.register("", "10.244.1.0/24", node.underlay("ul0", ADDR), null);
+            node.reconcile(); // before the first snapshot nothing is a stray yet
+            assertThat(routes(node)).containsExactly("10.244.9.0/24 via 10.244.9.0 boot global [\"onlink\"]");
+
+            node.apply(LeaseEvent.added(Leases.v4("10.244.3.0/24", "198.51.100.3", MAC_3)));
+
+            assertThat(routes(node)).containsExactly("10.244.3.0/24 via 10.244.3.0 boot global [\"onlink\"]");
+            assertThat(neighbours(node)).containsExactly("10.244.3.0 " + MAC_3 + " [\"PERMANENT\"]");
+            assertThat(fdb(node)).containsExactly(MAC_3 + " 198.51.100.3 [\"self\"] permanent");
+            assertThat(node.network.counters().repairs()).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void reconcileRewritesAnEntryChangedByHand() throws Exception {
+        try (Node node = Node.withUnderlay("vxp", ADDR)) {
+            node.register("", "10.244.1.0/24", node.underlay("ul0", ADDR), null);
+            node.apply(LeaseEvent.added(Leases.v4("10.244.3.0/24", "198.51.100.3", MAC_3)));
+            node.ip("neigh", "replace", "10.244.3.0", "lladdr", "0e:00:00:00:00:99", "dev", "flannel.1", "nud", "permanent");
+            node.ip("route", "del", "10.244.3.0/24");
+
+            node.reconcile();
+
+            assertThat(neighbours(node)).containsExactly("10.244.3.0 " + MAC_3 + " [\"PERMANENT\"]");
+            assertThat(routes(node)).containsExactly("10.244.3.0/24 via 10.244.3.0 boot global [\"onlink\"]");
+            assertThat(node.network.counters().repairs()).isGreaterThanOrEqualTo(2);
+        }
+    }
+
+    static List<String> neighbours(Node node) throws Exception {
+        List<String> out = new ArrayList<>();
+        for (JsonNode n : node.ipJson("neigh", "show", "dev", "flannel.1")) {
+            out.add(n.get("dst").asText() + " " + n.path("lladdr").asText() + " " + n.get("state"));
+        }
+        return out;
+    }
+
+    static List<String> fdb(Node node) throws Exception {
+        List<String> out = new ArrayList<>();
+        for (JsonNode n : node.bridgeJson("fdb", "show", "dev", "flannel.1")) {
+            out.add(n.get("mac").asText() + " " + n.path("dst").asText() + " " + n.get("flags") + " " + n.path("state").asText());
+        }
+        return out;
+    }
+
+    static List<String> routes(Node node) throws Exception {
+        List<String> out = new ArrayList<>();
+        for (JsonNode n : node.ipJson("-d", "route", "show", "dev", "flannel.1")) {
+            out.add(n.get("dst").asText() + " via " + n.path("gateway").asText() + " " + n.path("protocol").asText()
+                    + " " + n.path("scope").asText() + " " + n.get("flags"));
+        }
+        return out;
+    }
+}
