@@ -16,6 +16,11 @@ final class EtcdClients {
     }
 
     static Client connect(EtcdOptions o) throws IOException {
+        return connect(o, false);
+    }
+
+    /** {@code quiet}: no log lines (for the watches' own reconnections; the first connect logged them). */
+    static Client connect(EtcdOptions o, boolean quiet) throws IOException {
         ClientBuilder b = Client.builder().endpoints(o.endpoints().toArray(String[]::new));
         if (o.tls()) {
             try {
@@ -29,13 +34,15 @@ final class EtcdClients {
                 throw new IOException("etcd TLS setup failed certFile=" + o.certFile() + " keyFile=" + o.keyFile()
                         + " caFile=" + o.caFile() + ": " + e.getMessage(), e);
             }
-        } else {
+        } else if (!quiet) {
             LOG.warn("no certificate provided: connecting to etcd with http. This is insecure");
         }
         if (o.auth()) {
             b.user(EtcdStore.bytes(o.username())).password(EtcdStore.bytes(o.password()));
         }
-        LOG.info("etcd client options={}", o);
+        if (!quiet) {
+            LOG.info("etcd client options={}", o);
+        }
         return b.build();
     }
 }

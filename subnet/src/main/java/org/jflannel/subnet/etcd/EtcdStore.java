@@ -27,7 +27,7 @@ import java.util.concurrent.TimeoutException;
  * The etcd operations the lease source needs, over one jetcd {@link Client}, each bounded by a
  * timeout and failing with an {@link IOException} that names the operation and the key.
  */
-final class EtcdStore {
+final class EtcdStore implements AutoCloseable {
     /** One key as read: value as UTF-8 text, its etcd lease (0 = none) and the revision that last changed it. */
     record Entry(String key, String value, long leaseId, long modRevision) {
         static Entry of(KeyValue kv) {
@@ -96,14 +96,30 @@ final class EtcdStore {
         await(client.getKVClient().delete(bytes(key)), "delete", key);
     }
 
-    /** Watches every key under {@code prefix} from {@code revision} on (a leader is required). */
+    /**
+     * Watches every key under {@code prefix} from {@code revision} on (a leader is required). The
+     * listener first gets a "created" response, so that callers can tell a watch that never got
+     * established (jetcd reports no error while the server is unreachable).
+     */
     Watch.Watcher watch(String prefix, long revision, Watch.Listener listener) {
-        WatchOption opt = WatchOption.builder().isPrefix(true).withRevision(revision).withRequireLeader(true).build();
+        WatchOption opt = WatchOption.builder().isPrefix(true).withRevision(revision).withRequireLeader(true)
+                .withCreateNotify(true).build();
         return client.getWatchClient().watch(bytes(prefix), opt, listener);
     }
 
     Duration timeout() {
         return timeout;
+    }
+
+    /** Opens a store on a new jetcd client of its own. */
+    static EtcdStore open(EtcdOptions options, Duration timeout, boolean quiet) throws IOException {
+        return new EtcdStore(EtcdClients.connect(options, quiet), timeout);
+    }
+
+    /** Closes the jetcd client. */
+    @Override
+    public void close() {
+        client.close();
     }
 
     private static PutOption putOption(long leaseId) {

@@ -1,6 +1,5 @@
 package org.jflannel.subnet.etcd;
 
-import io.etcd.jetcd.Client;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -30,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * thread, when the own lease key is deleted or expires (the daemon then logs
  * {@code Lease has been revoked. Shutting down daemon.} and exits 0).
  *
- * <p>Owns: the jetcd client, the threads {@code etcd-lease-renew}, {@code etcd-own-lease} and one
+ * <p>Owns: a jetcd client (plus one per watch), the threads {@code etcd-lease-renew}, {@code etcd-own-lease} and one
  * {@code etcd-lease-watch} per subscription; {@link #close()} stops them all.
  */
 public final class EtcdSubnetManager implements SubnetManager {
@@ -40,7 +39,6 @@ public final class EtcdSubnetManager implements SubnetManager {
     private final EtcdTimings timings;
     private final Runnable onLeaseLost;
     private final Clock clock = Clock.systemUTC();
-    private final Client client;
     private final EtcdStore store;
     private final LeaseAcquirer acquirer;
     private final LeaseRenewer renewer;
@@ -57,8 +55,7 @@ public final class EtcdSubnetManager implements SubnetManager {
         this.options = Objects.requireNonNull(options, "options");
         this.timings = Objects.requireNonNull(timings, "timings");
         this.onLeaseLost = Objects.requireNonNull(onLeaseLost, "onLeaseLost");
-        this.client = EtcdClients.connect(options);
-        this.store = new EtcdStore(client, timings.callTimeout());
+        this.store = EtcdStore.open(options, timings.callTimeout(), false);
         this.acquirer = new LeaseAcquirer(store, options, timings, clock, RandomGenerator.getDefault(),
                 previousSubnet, previousIpv6Subnet);
         this.renewer = new LeaseRenewer(store, timings, clock);
@@ -90,16 +87,21 @@ public final class EtcdSubnetManager implements SubnetManager {
             ownLeaseWatch.close();
         }
         OwnLeaseGuard guard = new OwnLeaseGuard(a.key(), renewer::cancel, onLeaseLost);
-        ownLeaseWatch = new LeaseWatch(store, a.key(), a.key()::equals, guard, "etcd-own-lease", timings, clock).start();
+        ownLeaseWatch = new LeaseWatch(this::watchConnection, a.key(), a.key()::equals, guard, "etcd-own-lease", timings, clock).start();
         return a.lease();
     }
 
     /** All leases under {@code <prefix>/subnets}, the own one included; see {@link SubnetManager#watchLeases}. */
     @Override
     public synchronized Subscription watchLeases(Consumer<List<LeaseEvent>> sink) {
-        LeaseWatch w = new LeaseWatch(store, options.subnetsPrefix(), key -> true, sink, "etcd-lease-watch", timings, clock);
+        LeaseWatch w = new LeaseWatch(this::watchConnection, options.subnetsPrefix(), key -> true, sink, "etcd-lease-watch", timings, clock);
         subscriptions.add(w);
         return w.start();
+    }
+
+    /** Each watch has a client of its own, so that it can replace it without disturbing the others. */
+    private EtcdStore watchConnection() throws IOException {
+        return EtcdStore.open(options, timings.callTimeout(), true);
     }
 
     /** Nothing to do in etcd mode: the lease is complete once written. */
@@ -115,7 +117,7 @@ public final class EtcdSubnetManager implements SubnetManager {
             ownLeaseWatch.close();
         }
         renewer.close();
-        client.close();
+        store.close();
         LOG.debug("etcd subnet manager closed prefix={}", options.prefix());
     }
 }

@@ -24,11 +24,11 @@ final class Expirations {
     private static final Logger LOG = LoggerFactory.getLogger(Expirations.class);
     private static final int MAX_CACHED = 20_000;
 
-    private final EtcdStore store;
+    private final java.util.function.Supplier<EtcdStore> store;
     private final Clock clock;
     private final Map<Long, Instant> cache = new HashMap<>();
 
-    Expirations(EtcdStore store, Clock clock) {
+    Expirations(java.util.function.Supplier<EtcdStore> store, Clock clock) {
         this.store = store;
         this.clock = clock;
     }
@@ -44,11 +44,12 @@ final class Expirations {
                 wanted.add(id);
             }
         }
+        EtcdStore s = store.get();
         Map<Long, CompletableFuture<Long>> calls = new HashMap<>();
         for (long id : wanted) {
-            calls.put(id, store.ttlAsync(id));
+            calls.put(id, s.ttlAsync(id));
         }
-        long deadline = System.nanoTime() + store.timeout().toNanos();
+        long deadline = System.nanoTime() + s.timeout().toNanos();
         for (Map.Entry<Long, CompletableFuture<Long>> c : calls.entrySet()) {
             try {
                 long ttl = c.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);

@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * first, then the changes from snapshot revision + 1, always resuming after the last revision seen
  * (never "from now"), reconnecting with back-off, re-listing and diffing after a compaction.
  *
- * <p>Owns one named platform thread, which does all the work and is the only one calling the sink.
+ * <p>Owns one named platform thread, which does all the work and is the only one calling the sink,
+ * and its own etcd client, replaced when a watch cannot be established.
  * jetcd's own watch resumption is not trusted (its "created" handling can skip revisions): on any
  * watch error we close the watcher and open a new one from our own revision.
  */
@@ -34,7 +35,13 @@ final class LeaseWatch implements Subscription {
     /** What jetcd's callback threads hand to our thread, tagged with the watcher generation. */
     private record Signal(int generation, WatchResponse response, Throwable error) {}
 
-    private final EtcdStore store;
+    /** Opens a connection of this watch's own; reopened when a watch cannot be established. */
+    interface Connector {
+        EtcdStore open() throws IOException;
+    }
+
+    private final Connector connector;
+    private EtcdStore store;
     private final String prefix;
     private final Predicate<String> keyFilter;
     private final EtcdTimings timings;
@@ -44,14 +51,16 @@ final class LeaseWatch implements Subscription {
     private volatile boolean closed;
     private int generation;
     private long nextRevision;
+    /** Whether the current watch got established: the back-off starts over after a working watch. */
+    private boolean established;
 
-    LeaseWatch(EtcdStore store, String prefix, Predicate<String> keyFilter, Consumer<List<LeaseEvent>> sink,
+    LeaseWatch(Connector connector, String prefix, Predicate<String> keyFilter, Consumer<List<LeaseEvent>> sink,
                String threadName, EtcdTimings timings, Clock clock) {
-        this.store = store;
+        this.connector = connector;
         this.prefix = prefix;
         this.keyFilter = keyFilter;
         this.timings = timings;
-        this.table = new LeaseTable(new Expirations(store, clock), sink);
+        this.table = new LeaseTable(new Expirations(() -> store, clock), sink);
         this.thread = new Thread(this::run, threadName);
         this.thread.setDaemon(true);
     }
@@ -67,6 +76,9 @@ final class LeaseWatch implements Subscription {
         boolean first = true;
         while (!closed) {
             try {
+                if (store == null) {
+                    store = connector.open();
+                }
                 if (!listed) {
                     relist(first);
                     first = false;
@@ -76,10 +88,18 @@ final class LeaseWatch implements Subscription {
                 backoff = timings.backoffMin();
                 continue;
             } catch (IOException e) {
+                if (established) {
+                    backoff = timings.backoffMin();
+                    established = false;
+                } else if (store != null) {
+                    // gRPC's channel backs off its reconnects up to 2 min; a new client connects at once
+                    store.close();
+                    store = null;
+                }
                 LOG.warn("etcd lease watch interrupted prefix={} resumeRevision={} retryInMs={} reason={}",
                         prefix, nextRevision, backoff.toMillis(), e.getMessage());
             } catch (InterruptedException e) {
-                return; // close() interrupts us
+                break; // close() interrupts us
             } catch (RuntimeException e) {
                 LOG.error("etcd lease watch failed prefix={} resumeRevision={} retryInMs={}", prefix, nextRevision,
                         backoff.toMillis(), e);
@@ -87,9 +107,12 @@ final class LeaseWatch implements Subscription {
             try {
                 TimeUnit.NANOSECONDS.sleep(backoff.toNanos());
             } catch (InterruptedException e) {
-                return;
+                break;
             }
             backoff = backoff.multipliedBy(2).compareTo(timings.backoffMax()) > 0 ? timings.backoffMax() : backoff.multipliedBy(2);
+        }
+        if (store != null) {
+            store.close();
         }
     }
 
@@ -125,9 +148,15 @@ final class LeaseWatch implements Subscription {
                 queue.add(new Signal(gen, null, new IOException("watch completed")));
             }
         });
+        established = false;
         try {
+            long deadline = System.nanoTime() + timings.callTimeout().toNanos();
             while (!closed) {
-                Signal s = queue.take();
+                Signal s = established ? queue.take()
+                        : queue.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (s == null) {
+                    throw new IOException("watch not established within " + timings.callTimeout().toMillis() + " ms");
+                }
                 if (s.generation != gen) {
                     continue; // a late word from a watcher we already closed
                 }
@@ -138,6 +167,10 @@ final class LeaseWatch implements Subscription {
                 }
                 if (s.error != null) {
                     throw new IOException(s.error.getMessage(), s.error);
+                }
+                if (s.response.isCreatedNotify()) {
+                    established = true;
+                    continue;
                 }
                 handle(s.response);
             }

@@ -65,6 +65,10 @@ final class EtcdAdmin implements AutoCloseable {
         store.revoke(get(key).orElseThrow().leaseId());
     }
 
+    java.util.List<String> listKeys() throws Exception {
+        return store.list(prefix + "/subnets/").entries().stream().map(EtcdStore.Entry::key).toList();
+    }
+
     long revision() throws Exception {
         return store.list(prefix + "/").revision();
     }

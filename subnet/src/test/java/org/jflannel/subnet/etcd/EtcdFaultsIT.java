@@ -1,0 +1,226 @@
+package org.jflannel.subnet.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jflannel.core.Ip4Net;
+import org.jflannel.core.Lease;
+import org.jflannel.core.LeaseAttrs;
+import org.jflannel.core.LeaseEvent;
+import org.jflannel.subnet.SubnetManagerContract.Recorder;
+import org.jflannel.testsupport.etcd.EtcdExtension;
+import org.jflannel.testsupport.etcd.EtcdProcess;
+import org.jflannel.testsupport.etcd.TcpProxy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.LoggerFactory;
+
+/** etcd going away, compacting and racing, against a real etcd. */
+@Tag("etcd")
+@ExtendWith(EtcdExtension.class)
+class EtcdFaultsIT {
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final String CONFIG = EtcdSubnetManagerContractIT.CONFIG;
+
+    private final EtcdProcess etcd;
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private final ListAppender<ILoggingEvent> watchLog = new ListAppender<>();
+    private EtcdAdmin admin;
+
+    EtcdFaultsIT(EtcdProcess etcd) {
+        this.etcd = etcd;
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        watchLog.start();
+        watchLogger().addAppender(watchLog);
+        admin = new EtcdAdmin(etcd.endpoint(), "/jf-" + UUID.randomUUID());
+        admin.putConfig(CONFIG);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (int i = toClose.size() - 1; i >= 0; i--) {
+            toClose.get(i).close();
+        }
+        admin.close();
+        watchLogger().detachAppender(watchLog);
+    }
+
+    @Test
+    void watchResumesAfterEtcdIsDownFor20sAndNoEventIsLost() throws Exception {
+        putPeer("10.42.200.0-24", "192.0.2.1", "0e:00:00:00:00:01");
+        putPeer("10.42.201.0-24", "192.0.2.2", "0e:00:00:00:00:02");
+        putPeer("10.42.202.0-24", "192.0.2.3", "0e:00:00:00:00:03");
+        AtomicInteger lost = new AtomicInteger();
+        EtcdSubnetManager m = manager(etcd.endpoint(), EtcdAdmin.TIMINGS, lost::incrementAndGet);
+        m.acquireLease(attrs("192.0.2.10", "0e:00:00:00:00:10"));
+        Recorder rec = watch(m);
+        assertThat(rec.awaitBatches(1).get(0)).hasSize(4);
+
+        admin.close();
+        int failuresBefore = (int) count("etcd lease watch interrupted");
+        etcd.stop();
+        long stoppedAt = System.nanoTime();
+        try {
+            // the watch keeps trying to reconnect; wait until it has been failing for 20 s
+            Await.until(() -> failingForMillis(failuresBefore) >= 20_000, WAIT, "20 s of failed reconnects");
+        } finally {
+            etcd.restart();
+        }
+        long downSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - stoppedAt);
+        admin = new EtcdAdmin(etcd.endpoint(), admin.prefix);
+        int before = rec.events().size();
+
+        // written by a second client as soon as etcd is back, while our watch may still be backing off
+        putPeer("10.42.200.0-24", "192.0.2.1", "0e:00:00:00:00:a1");
+        admin.delete(admin.key("10.42.201.0-24"));
+        putPeer("10.42.203.0-24", "192.0.2.4", "0e:00:00:00:00:04");
+        admin.expire(admin.key("10.42.202.0-24"));
+
+        rec.awaitTrue(() -> rec.events().size() >= before + 4, "the four changes made after the restart");
+        List<String> after = rec.events().subList(before, rec.events().size()).stream().map(EtcdFaultsIT::describe).toList();
+        assertThat(after).containsExactly(
+                "ADDED 10.42.200.0/24 0e:00:00:00:00:a1",
+                "REMOVED 10.42.201.0/24 0e:00:00:00:00:02",
+                "ADDED 10.42.203.0/24 0e:00:00:00:00:04",
+                "REMOVED 10.42.202.0/24 0e:00:00:00:00:03");
+        assertThat(downSeconds).as("etcd was down long enough to exercise the back-off").isGreaterThanOrEqualTo(20);
+        assertThat(lost).hasValue(0);
+        assertThat(rec.threadNames()).containsExactly("etcd-lease-watch");
+    }
+
+    @Test
+    void compactionWhileDisconnectedIsRepairedByListingAndDiffing() throws Exception {
+        putPeer("10.42.200.0-24", "192.0.2.1", "0e:00:00:00:00:01");
+        putPeer("10.42.201.0-24", "192.0.2.2", "0e:00:00:00:00:02");
+        TcpProxy proxy = TcpProxy.start(etcd.clientPort());
+        toClose.add(proxy);
+        AtomicInteger lost = new AtomicInteger();
+        EtcdTimings quick = new EtcdTimings(Duration.ofHours(24), Duration.ofMinutes(60), Duration.ofSeconds(1),
+                Duration.ofMillis(100), Duration.ofMillis(500), Duration.ofSeconds(5));
+        EtcdSubnetManager m = manager(proxy.endpoint(), quick, lost::incrementAndGet);
+        Lease own = m.acquireLease(attrs("192.0.2.10", "0e:00:00:00:00:10"));
+        Recorder rec = watch(m);
+        assertThat(rec.awaitBatches(1).get(0)).hasSize(3);
+
+        proxy.cut();
+        Await.until(() -> count("etcd lease watch interrupted") >= 1, WAIT, "the watch noticed the cut");
+        int before = rec.events().size();
+        admin.delete(admin.key("10.42.200.0-24"));
+        putPeer("10.42.201.0-24", "192.0.2.2", "0e:00:00:00:00:b2");
+        putPeer("10.42.202.0-24", "192.0.2.3", "0e:00:00:00:00:03");
+        putPeer("10.42.202.0-24", "192.0.2.3", "0e:00:00:00:00:c3");
+        admin.compact(admin.revision());
+        proxy.resume();
+
+        rec.awaitTrue(() -> rec.events().size() >= before + 3, "the diff after re-listing");
+        List<String> diff = rec.events().subList(before, rec.events().size()).stream().map(EtcdFaultsIT::describe).toList();
+        assertThat(diff).containsExactlyInAnyOrder(
+                "REMOVED 10.42.200.0/24 0e:00:00:00:00:01",
+                "ADDED 10.42.201.0/24 0e:00:00:00:00:b2",
+                "ADDED 10.42.202.0/24 0e:00:00:00:00:c3");
+        assertThat(count("fell behind compaction")).isGreaterThanOrEqualTo(1);
+        assertThat(rec.events()).noneMatch(e -> e.type() == LeaseEvent.Type.REMOVED && e.lease().sameSubnets(own));
+        assertThat(lost).hasValue(0);
+    }
+
+    @Test
+    void eightManagersRacingForFewSubnetsAllGetDistinctOnes() throws Exception {
+        // 10.9.0.0/24 in /28s: 15 allocatable subnets for 8 nodes, so random choices collide
+        admin.putConfig("{\"Network\":\"10.9.0.0/24\",\"SubnetLen\":28,\"Backend\":{\"Type\":\"vxlan\"}}");
+        int n = 8;
+        List<EtcdSubnetManager> managers = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            managers.add(manager(etcd.endpoint(), EtcdAdmin.TIMINGS, () -> { }));
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        try {
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<Lease>> results = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                EtcdSubnetManager m = managers.get(i);
+                LeaseAttrs a = attrs("192.0.2." + (20 + i), "0e:00:00:00:01:" + (10 + i));
+                results.add(pool.submit(() -> {
+                    go.await();
+                    return m.acquireLease(a);
+                }));
+            }
+            go.countDown();
+            Set<Ip4Net> subnets = new HashSet<>();
+            for (Future<Lease> f : results) {
+                subnets.add(f.get(WAIT.toSeconds(), TimeUnit.SECONDS).subnet());
+            }
+            assertThat(subnets).hasSize(n);
+            assertThat(admin.listKeys()).hasSize(n);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static String describe(LeaseEvent e) {
+        String data = e.lease().attrs().backendData();
+        String mac = data == null ? "?" : data.replaceAll(".*\"VtepMAC\":\"([^\"]+)\".*", "$1");
+        return e.type() + " " + e.lease().subnet() + " " + mac;
+    }
+
+    /** Milliseconds between the first and the last watch failure logged after the first {@code skip} ones. */
+    private long failingForMillis(int skip) {
+        List<ILoggingEvent> failures;
+        synchronized (watchLog) {
+            failures = List.copyOf(watchLog.list).stream()
+                    .filter(l -> l.getFormattedMessage().contains("etcd lease watch interrupted")).skip(skip).toList();
+        }
+        return failures.size() < 3 ? 0 : failures.get(failures.size() - 1).getTimeStamp() - failures.get(0).getTimeStamp();
+    }
+
+    private long count(String text) {
+        synchronized (watchLog) {
+            return List.copyOf(watchLog.list).stream().filter(l -> l.getFormattedMessage().contains(text)).count();
+        }
+    }
+
+    private void putPeer(String leaseKey, String ip, String mac) throws Exception {
+        admin.putLeased(admin.key(leaseKey), EtcdAdmin.upstreamValue(ip, "{\"VNI\":1,\"VtepMAC\":\"" + mac + "\"}"));
+    }
+
+    private EtcdSubnetManager manager(String endpoint, EtcdTimings timings, Runnable onLost) throws Exception {
+        EtcdSubnetManager m = new EtcdSubnetManager(admin.options(endpoint), null, null, timings, onLost);
+        toClose.add(m);
+        return m;
+    }
+
+    private Recorder watch(EtcdSubnetManager m) {
+        Recorder rec = new Recorder();
+        toClose.add(m.watchLeases(rec));
+        return rec;
+    }
+
+    static LeaseAttrs attrs(String ip, String mac) throws Exception {
+        return new LeaseAttrs((java.net.Inet4Address) InetAddress.getByName(ip), null, "vxlan",
+                "{\"VNI\":1,\"VtepMAC\":\"" + mac + "\"}", null);
+    }
+
+    private static Logger watchLogger() {
+        return (Logger) LoggerFactory.getLogger(LeaseWatch.class);
+    }
+}
