@@ -186,7 +186,7 @@ public final class KubeSubnetManager implements SubnetManager {
 
     @Override
     public Subscription watchLeases(Consumer<List<LeaseEvent>> sink) {
-        LeaseEventQueue q = tracker.subscribe(env.eventQueueDepth(), sink);
+        LeaseEventQueue q = tracker.subscribe(env.eventQueueDepth(), sink, informer::views);
         return () -> tracker.unsubscribe(q);
     }
 
@@ -246,6 +246,11 @@ public final class KubeSubnetManager implements SubnetManager {
             LOG.error("Failed to get node for backend data: {} node={}", e.getMessage(), nodeName);
             return Optional.empty();
         }
+    }
+
+    /** The informer, for tests in this package. */
+    NodeInformer informerForTest() {
+        return informer;
     }
 
     @Override

@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * Turns node callbacks into lease events (REFERENCE §4.7): only managed nodes count, our own node is
@@ -33,15 +34,29 @@ final class LeaseTracker implements NodeListener {
         this.leases = leases;
     }
 
-    /** Starts delivering to {@code sink}: the snapshot of all current peer leases, then changes. */
-    LeaseEventQueue subscribe(int depth, Consumer<List<LeaseEvent>> sink) {
+    /**
+     * Starts delivering to {@code sink}: first a snapshot of the peers in {@code cache} (the informer's
+     * store, which is ahead of its callbacks: changes still queued for a callback arrive again after
+     * the snapshot, which is harmless since ADDED/REMOVED are idempotent), then every later change.
+     */
+    LeaseEventQueue subscribe(int depth, Consumer<List<LeaseEvent>> sink, Supplier<List<NodeView>> cache) {
         LeaseEventQueue q = new LeaseEventQueue(depth, sink);
         synchronized (lock) {
             if (queue != null) {
                 throw new IllegalStateException("lease events already have a subscriber");
             }
             List<LeaseEvent> snapshot = new ArrayList<>();
-            current.values().forEach(l -> snapshot.add(LeaseEvent.added(l)));
+            for (NodeView n : cache.get()) {
+                if (!n.name().equals(ownNode) && leases.managed(n)) {
+                    try {
+                        Lease l = leases.toLease(n);
+                        current.put(n.name(), l);
+                        snapshot.add(LeaseEvent.added(l));
+                    } catch (ConfigException e) {
+                        LOG.debug("snapshot skips node={} err={}", n.name(), e.getMessage()); // its callback logs it
+                    }
+                }
+            }
             try {
                 q.put(snapshot); // an empty queue: never waits
             } catch (InterruptedException e) {
@@ -49,6 +64,7 @@ final class LeaseTracker implements NodeListener {
                 throw new IllegalStateException("interrupted while subscribing", e);
             }
             queue = q;
+            LOG.info("lease watch started snapshot={}", snapshot.size());
         }
         q.start();
         return q;

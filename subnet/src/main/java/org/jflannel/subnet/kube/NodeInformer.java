@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -36,6 +37,11 @@ final class NodeInformer implements AutoCloseable {
         this.store = new SlimNodeStore(keys);
         this.informer = client.nodes().withLimit(LIST_PAGE).runnableInformer(resync.toMillis());
         informer.itemStore(store);
+        // as client-go: keep retrying list/watch (the sync timeout bounds start-up), log each failure
+        informer.exceptionHandler((started, t) -> {
+            LOG.warn("node informer list/watch failed started={} err={}", started, t.toString());
+            return true;
+        });
         informer.addEventHandler(new ResourceEventHandler<Node>() {
             @Override
             public void onAdd(Node node) {
@@ -84,6 +90,11 @@ final class NodeInformer implements AutoCloseable {
     Optional<NodeView> get(String name) {
         Node n = store.get(name);
         return n == null ? Optional.empty() : Optional.of(NodeView.of(n, keys));
+    }
+
+    /** Every cached node, as views. */
+    List<NodeView> views() {
+        return store.values().map(n -> NodeView.of(n, keys)).toList();
     }
 
     /** The cached (stripped) Node itself: its annotations under our prefix and pod CIDRs. */

@@ -53,6 +53,11 @@ public final class KubeMockServer implements AutoCloseable {
         return server.createClient();
     }
 
+    /** A new client for this server, its builder adjusted by {@code customizer} first; the caller closes it. */
+    public KubernetesClient newClient(java.util.function.Consumer<io.fabric8.kubernetes.client.KubernetesClientBuilder> customizer) {
+        return server.createClient(customizer);
+    }
+
     /** Every request received so far, in order. */
     public List<ApiCall> calls() {
         return dispatcher.calls();

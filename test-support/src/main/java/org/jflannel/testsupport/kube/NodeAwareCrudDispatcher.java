@@ -11,10 +11,13 @@ import io.fabric8.mockwebserver.http.Buffer;
 import io.fabric8.mockwebserver.http.Headers;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.mockwebserver.http.WebSocketListener;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -38,6 +41,11 @@ public class NodeAwareCrudDispatcher extends KubernetesCrudDispatcher {
     private static final int MAX_CONFLICT_RETRIES = 20;
 
     private final ObjectMapper json = new ObjectMapper();
+    private final ExecutorService watchCloser = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "kube-mock-watch-close");
+        t.setDaemon(true);
+        return t;
+    });
     private final List<ApiCall> calls = new ArrayList<>();
 
     @Override
@@ -60,6 +68,20 @@ public class NodeAwareCrudDispatcher extends KubernetesCrudDispatcher {
         synchronized (calls) {
             calls.clear();
         }
+    }
+
+    /** fabric8's watch, with its close handling moved off the event loop ({@link OffLoopCloseListener}). */
+    @Override
+    public MockResponse handleWatch(String path) {
+        MockResponse response = super.handleWatch(path);
+        WebSocketListener inner = response.getWebSocketListener();
+        return inner == null ? response : response.withWebSocketUpgrade(new OffLoopCloseListener(inner, watchCloser));
+    }
+
+    @Override
+    public void shutdown() {
+        super.shutdown();
+        watchCloser.shutdown();
     }
 
     @Override
