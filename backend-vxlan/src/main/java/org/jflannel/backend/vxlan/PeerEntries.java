@@ -15,6 +15,14 @@ sealed interface PeerEntries permits PeerEntries.Encapsulated, PeerEntries.Direc
         return !route().isIpv4();
     }
 
+    /** For logs: {@code subnet=10.244.3.0/24 publicIp=192.0.2.12 vtepMac=0e:...}. */
+    default String describe() {
+        if (this instanceof Encapsulated v) {
+            return "subnet=" + v.route().dst() + " publicIp=" + v.fdb().dst().getHostAddress() + " vtepMac=" + v.fdb().mac();
+        }
+        return "subnet=" + route().dst() + " publicIp=" + route().gateway().getHostAddress() + " directRouting=true";
+    }
+
     /**
      * VXLAN (REFERENCE §6.7): the neighbour makes the peer's subnet address (the route's gateway)
      * resolve to the peer's VTEP MAC, the FDB entry sends that MAC to the peer's public IP, and the

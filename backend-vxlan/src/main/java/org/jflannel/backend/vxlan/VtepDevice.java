@@ -71,12 +71,25 @@ final class VtepDevice {
             return;
         }
         if (check.mtuDiffers()) {
-            nl.setMtu(existing.index(), spec.mtu());
-            LOG.info("vxlan device mtu corrected name={} from={} to={}", spec.name(), existing.mtu(), spec.mtu());
+            try {
+                nl.setMtu(existing.index(), spec.mtu());
+                LOG.info("vxlan device mtu corrected name={} from={} to={}", spec.name(), existing.mtu(), spec.mtu());
+            } catch (NetlinkException e) {
+                // the kernel caps a VTEP's MTU at underlay − 50 (IPv4) or − 70 (IPv6) and clamps at creation
+                // too, so a device it made at the cap is as good as we can get
+                LOG.warn("vxlan device mtu kept name={} have={} want={} error={}", spec.name(), existing.mtu(), spec.mtu(), e.getMessage());
+            }
         }
         if (check.learningDiffers()) {
-            nl.setVxlanLearning(existing.index(), spec.learning());
-            LOG.info("vxlan device learning corrected name={} to={}", spec.name(), spec.learning());
+            try {
+                nl.setVxlanLearning(existing.index(), spec.learning());
+                LOG.info("vxlan device learning corrected name={} to={}", spec.name(), spec.learning());
+            } catch (NetlinkException e) {
+                LOG.warn("vxlan device learning not changeable name={} error={}; recreating device", spec.name(), e.getMessage());
+                nl.deleteLink(existing.index());
+                nl.createVxlan(spec);
+                return;
+            }
         }
         spec = withMac(spec, existing.mac()); // a compatible device keeps its MAC (REFERENCE §6.3)
         LOG.info("vxlan device adopted name={} mac={}", spec.name(), existing.mac());

@@ -31,6 +31,7 @@ public final class VxlanNetwork implements Network {
     private final VtepDevice v6;
     private final boolean directRouting;
     private final EntryWriter writer;
+    private final Reconciler reconciler;
     private final VxlanCounters counters;
     private final Map<String, PeerPlan> programmed = new LinkedHashMap<>();
     private SelfHealing healing;
@@ -47,6 +48,7 @@ public final class VxlanNetwork implements Network {
         this.directRouting = directRouting;
         this.counters = counters;
         this.writer = new EntryWriter(nl, retry, counters);
+        this.reconciler = new Reconciler(nl, writer);
     }
 
     void startHealing(SelfHealing selfHealing) {
@@ -126,7 +128,7 @@ public final class VxlanNetwork implements Network {
         }
         programmed.put(plan.key(), plan);
         for (PeerEntries e : plan.entries()) {
-            LOG.info("lease added {}", describe(e));
+            LOG.info("lease added {}", e.describe());
             writer.program(e.route().dst().toString(), e);
         }
     }
@@ -140,7 +142,7 @@ public final class VxlanNetwork implements Network {
             return;
         }
         for (PeerEntries e : plan.entries()) {
-            LOG.info("lease removed {}", describe(e));
+            LOG.info("lease removed {}", e.describe());
         }
         removeAll(plan, List.of());
     }
@@ -169,9 +171,9 @@ public final class VxlanNetwork implements Network {
             int repairs = 0;
             for (VtepDevice dev : devices()) {
                 repairs += dev.repairState();
-                repairs += reconcileDevice(dev);
+                repairs += reconciler.device(dev, programmed.values(), snapshotSeen);
             }
-            repairs += reconcileDirect();
+            repairs += reconciler.direct(programmed.values());
             counters.reconciled();
             if (repairs > 0) {
                 counters.repaired(repairs);
@@ -183,56 +185,6 @@ public final class VxlanNetwork implements Network {
             counters.error(ErrorKind.DUMP);
             LOG.error("reconcile failed error={}", e.getMessage());
         }
-    }
-
-    private int reconcileDevice(VtepDevice dev) throws IOException, InterruptedException {
-        List<PeerEntries.Encapsulated> desired = new ArrayList<>();
-        for (PeerPlan p : programmed.values()) {
-            for (PeerEntries e : p.entries()) {
-                if (e instanceof PeerEntries.Encapsulated enc && enc.route().linkIndex() == dev.index()) {
-                    desired.add(enc);
-                }
-            }
-        }
-        int idx = dev.index();
-        KernelDiff diff = KernelDiff.of(desired, nl.neighbours(idx), nl.fdb(idx), nl.routesOf(idx), snapshotSeen);
-        for (var n : diff.strayNeighbours()) {
-            LOG.info("stray neighbour removed dev={} ip={} mac={}", dev.name(), n.ip().getHostAddress(), n.mac());
-            writer.remove(n.ip().getHostAddress(), n);
-        }
-        for (var f : diff.strayFdb()) {
-            LOG.info("stray fdb removed dev={} mac={} dst={}", dev.name(), f.mac(), f.dst().getHostAddress());
-            writer.remove(f.dst().getHostAddress(), f);
-        }
-        for (var r : diff.strayRoutes()) {
-            LOG.info("stray route removed dev={} dst={} via={}", dev.name(), r.dst(), r.gateway().getHostAddress());
-            writer.remove(r.dst().toString(), r);
-        }
-        for (PeerEntries e : diff.missing()) {
-            LOG.info("entry repaired {}", describe(e));
-            writer.program(e.route().dst().toString(), e);
-        }
-        return diff.wrongParts() + diff.strays();
-    }
-
-    private int reconcileDirect() throws IOException, InterruptedException {
-        int repairs = 0;
-        List<Route> main = null;
-        for (PeerPlan p : programmed.values()) {
-            for (PeerEntries e : p.entries()) {
-                if (e instanceof PeerEntries.Direct d) {
-                    if (main == null) {
-                        main = nl.routes(0, Route.TABLE_MAIN);
-                    }
-                    if (main.stream().noneMatch(r -> KernelDiff.sameRoute(r, d.route()))) {
-                        LOG.info("entry repaired {}", describe(e));
-                        writer.program(d.route().dst().toString(), d);
-                        repairs++;
-                    }
-                }
-            }
-        }
-        return repairs;
     }
 
     /** True when every device is present; otherwise tries to re-create them (and replays) and says whether that worked. */
@@ -295,13 +247,6 @@ public final class VxlanNetwork implements Network {
             LOG.error("couldn't lookup route to {}: {}", peer.getHostAddress(), e.getMessage());
             return false;
         }
-    }
-
-    private static String describe(PeerEntries e) {
-        if (e instanceof PeerEntries.Encapsulated v) {
-            return "subnet=" + v.route().dst() + " publicIp=" + v.fdb().dst().getHostAddress() + " vtepMac=" + v.fdb().mac();
-        }
-        return "subnet=" + e.route().dst() + " publicIp=" + e.route().gateway().getHostAddress() + " directRouting=true";
     }
 
     /** Number of peers with programmed entries. */

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.jflannel.core.ExternalInterface;
 import org.jflannel.core.Ip4Net;
@@ -19,6 +18,8 @@ import org.jflannel.core.LeaseEvent;
 import org.jflannel.core.MacAddress;
 import org.jflannel.core.NetConf;
 import org.jflannel.linuxnet.NetNs;
+import org.jflannel.testsupport.netns.NetnsNames;
+import org.jflannel.testsupport.netns.NetnsPrivilege;
 
 /**
  * A throwaway node namespace for the integration tests: unique name, an underlay (a veth end with
@@ -43,8 +44,8 @@ final class Node implements AutoCloseable {
 
     /** A namespace whose name starts with {@code prefix} (≤ 6 chars), lo up. */
     static Node create(String prefix) throws Exception {
-        String name = prefix + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40), 36);
-        Node n = new Node(NetNs.create(name.substring(0, Math.min(15, name.length()))));
+        NetnsPrivilege.require(); // under -Pintegration a missing privilege fails, never skips
+        Node n = new Node(NetNs.create(NetnsNames.unique(prefix)));
         try {
             n.ip("link", "set", "lo", "up");
         } catch (Exception e) {
@@ -131,6 +132,16 @@ final class Node implements AutoCloseable {
                 throw new IllegalStateException("task failed in " + name(), e);
             }
         });
+    }
+
+    /** Registers with a full net-conf.json and both subnets (either may be null). */
+    VxlanNetwork registerWith(String netConfJson, String subnet, String subnet6, ExternalInterface ext) throws Exception {
+        NetConf conf = NetConf.parse(netConfJson, NetConf.Mode.KUBE);
+        subnets = new FakeSubnets(conf, subnet == null ? null : Ip4Net.parse(subnet),
+                subnet6 == null ? null : org.jflannel.core.Ip6Net.parse(subnet6));
+        VxlanBackend backend = new VxlanBackend(ext, null, null, this::inNamespace, FAST);
+        network = onLeaseEvents(() -> backend.register(conf, subnets));
+        return network;
     }
 
     /** Runs {@code work} on this node's lease-events thread (inside the namespace), like the daemon does. */
