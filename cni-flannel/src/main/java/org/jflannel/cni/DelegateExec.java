@@ -83,7 +83,13 @@ final class DelegateExec {
 
     private byte[] collect(Process p, byte[] config) throws CniException {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        Thread errReader = new Thread(() -> copy(p.getErrorStream(), err), "delegate-stderr");
+        // an anonymous class, not a lambda: a lambda's first use costs the JVM a bootstrap per pod
+        Thread errReader = new Thread("delegate-stderr") {
+            @Override
+            public void run() {
+                copy(p.getErrorStream(), err);
+            }
+        };
         errReader.start();
         byte[] out;
         int exit;

@@ -74,7 +74,7 @@ final class GoJsonWriter {
             keys.add((String) k);
         }
         if (!(m instanceof Fields)) {
-            keys.sort(GoJsonWriter::compareCodePoints); // Go sorts map keys by their UTF-8 bytes
+            keys.sort(CODE_POINT_ORDER); // Go sorts map keys by their UTF-8 bytes
         }
         out.append('{');
         boolean first = true;
@@ -117,6 +117,14 @@ final class GoJsonWriter {
             }
         }
     }
+
+    /** A class rather than a method reference: no lambda bootstrap at start-up. */
+    private static final java.util.Comparator<String> CODE_POINT_ORDER = new java.util.Comparator<>() {
+        @Override
+        public int compare(String a, String b) {
+            return compareCodePoints(a, b);
+        }
+    };
 
     static int compareCodePoints(String a, String b) {
         int i = 0;

@@ -33,8 +33,12 @@ final class IpText {
         boolean v6Text = s.substring(0, slash).indexOf(':') >= 0;
         int max = v6Text ? 128 : 32;
         int prefix = -1;
-        if (!p.isEmpty() && p.length() <= 3 && p.chars().allMatch(c -> c >= '0' && c <= '9')) {
-            prefix = Integer.parseInt(p);
+        if (!p.isEmpty() && p.length() <= 3) {
+            prefix = 0;
+            for (int i = 0; i < p.length() && prefix >= 0; i++) {
+                char c = p.charAt(i);
+                prefix = c >= '0' && c <= '9' ? prefix * 10 + (c - '0') : -1;
+            }
         }
         if (prefix < 0 || prefix > max) {
             throw new IllegalArgumentException("invalid CIDR address: " + s);
@@ -45,6 +49,11 @@ final class IpText {
         return ip + "/" + prefix;
     }
 
+    private static String ip4(int a) {
+        return new StringBuilder(15).append(a >>> 24).append('.').append((a >>> 16) & 0xff).append('.')
+            .append((a >>> 8) & 0xff).append('.').append(a & 0xff).toString();
+    }
+
     /** The Go text of an IP literal, or null when Go would not parse it. */
     private static String formatIp(String s) {
         if (s.isEmpty() || s.indexOf('%') >= 0) {
@@ -52,11 +61,11 @@ final class IpText {
         }
         try {
             if (s.indexOf(':') < 0) {
-                return Ip4Net.formatAddress(Ip4Net.parseAddress(s));
+                return ip4(Ip4Net.parseAddress(s));
             }
             long[] a = Ip6Net.parseAddress(s);
             if (a[0] == 0 && (a[1] >>> 32) == 0xffffL) {
-                return Ip4Net.formatAddress((int) a[1]);
+                return ip4((int) a[1]);
             }
             return Ip6Net.formatAddress(a[0], a[1]);
         } catch (IllegalArgumentException e) {
