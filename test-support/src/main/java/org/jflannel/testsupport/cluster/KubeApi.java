@@ -9,6 +9,7 @@ import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -43,9 +44,14 @@ final class KubeApi implements AutoCloseable {
     /** Starts the server in {@code fabricNs} on the class path of this JVM; waits until it is ready. */
     static KubeApi start(String fabricNs, Path dir) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = List.of("ip", "netns", "exec", fabricNs, java, "-Xmx128m", "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                KubeApiServerMain.class.getName(), ClusterNames.fabricIp(), Integer.toString(PORT));
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", fabricNs, java, "-Xmx128m",
+                "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+        String logConfig = System.getProperty("logback.configurationFile");
+        if (logConfig != null) {
+            cmd.add("-Dlogback.configurationFile=" + logConfig);
+        }
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"),
+                KubeApiServerMain.class.getName(), ClusterNames.fabricIp(), Integer.toString(PORT)));
         ManagedProcess p = ManagedProcess.startPiped("kube-api", cmd, Map.of(), dir.resolve("kube-api.log"));
         KubeApi api = new KubeApi(p, dir.resolve("kubeconfig"));
         try {
