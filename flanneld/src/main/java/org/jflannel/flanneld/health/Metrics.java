@@ -7,6 +7,8 @@ import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The daemon's Prometheus metrics (served at {@code /metrics}). Its methods match plain functional
@@ -15,7 +17,8 @@ import java.io.OutputStream;
  *
  * <ul>
  *   <li>{@code flanneld_leases}: other nodes' leases currently known</li>
- *   <li>{@code flanneld_kernel_entries{kind}}: kernel entries programmed (route, neighbour, fdb, ...)</li>
+ *   <li>{@code flanneld_kernel_entries_programmed_total}, {@code flanneld_kernel_entries_removed_total}:
+ *       kernel entries (neighbour, FDB, route) the backend wrote or deleted</li>
  *   <li>{@code flanneld_reconcile_repairs_total{kind}}: entries or rule sets put back after drift</li>
  *   <li>{@code flanneld_lease_event_programmed_seconds}: lease event received → kernel entries programmed</li>
  *   <li>{@code flanneld_errors_total{kind}}: errors by kind (lease, apply, reconcile, iptables, blackhole, ...)</li>
@@ -26,8 +29,11 @@ public final class Metrics {
     private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
     private final Gauge leases = Gauge.builder().name("flanneld_leases")
             .help("Other nodes' leases currently known").withoutExemplars().register(registry);
-    private final Gauge kernelEntries = Gauge.builder().name("flanneld_kernel_entries")
-            .help("Kernel entries programmed, by kind").labelNames("kind").withoutExemplars().register(registry);
+    private final Counter programmed = Counter.builder().name("flanneld_kernel_entries_programmed_total")
+            .help("Kernel entries (neighbour, FDB, route) programmed by the backend").withoutExemplars().register(registry);
+    private final Counter removed = Counter.builder().name("flanneld_kernel_entries_removed_total")
+            .help("Kernel entries deleted for removed leases or as strays").withoutExemplars().register(registry);
+    private final List<Runnable> scrapeHooks = new CopyOnWriteArrayList<>();
     private final Counter repairs = Counter.builder().name("flanneld_reconcile_repairs_total")
             .help("Kernel entries or rule sets repaired after drift, by kind").labelNames("kind").withoutExemplars()
             .register(registry);
@@ -43,8 +49,21 @@ public final class Metrics {
         leases.set(count);
     }
 
-    public void setKernelEntries(String kind, long count) {
-        kernelEntries.labelValues(kind).set(count);
+    public void addKernelEntriesProgrammed(long count) {
+        if (count > 0) {
+            programmed.inc(count);
+        }
+    }
+
+    public void addKernelEntriesRemoved(long count) {
+        if (count > 0) {
+            removed.inc(count);
+        }
+    }
+
+    /** Runs before every scrape: a bridge copies a backend's own counters in (as deltas). */
+    public void addScrapeHook(Runnable hook) {
+        scrapeHooks.add(hook);
     }
 
     public void addRepairs(String kind, long count) {
@@ -63,6 +82,7 @@ public final class Metrics {
 
     /** Prometheus text format 0.0.4. */
     public void writeText(OutputStream out) throws IOException {
+        scrapeHooks.forEach(Runnable::run);
         writer.write(out, registry.scrape());
     }
 

@@ -11,6 +11,7 @@ import java.util.function.Function;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import java.util.stream.Collectors;
+import org.jflannel.core.ExternalInterface;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -129,7 +130,7 @@ public final class InterfaceSelector {
         }
         LOG.info("Using interface with name {} and address {}", iface.name(),
                 ifaceAddr != null ? IpLiteral.format(ifaceAddr) : IpLiteral.format(ifaceV6Addr));
-        return new ExternalInterface(iface.index(), iface.name(), iface.mtu(), ifaceAddr, r.ipv6() ? ifaceV6Addr : null,
+        return new ExternalInterface(iface.name(), iface.index(), iface.mtu(), ifaceAddr, r.ipv6() ? ifaceV6Addr : null,
                 r.ipv4() ? publicIp(r.publicIp(), ifaceAddr) : null, r.ipv6() ? publicIpv6(r.publicIpv6(), ifaceV6Addr) : null);
     }
 

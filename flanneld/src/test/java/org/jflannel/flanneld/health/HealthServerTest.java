@@ -63,7 +63,8 @@ class HealthServerTest {
     @Test
     void metricsShowWhatWasReported() throws Exception {
         metrics.setLeases(3);
-        metrics.setKernelEntries("route", 3);
+        metrics.addKernelEntriesProgrammed(9);
+        metrics.addScrapeHook(() -> metrics.addKernelEntriesRemoved(1));
         metrics.addRepairs("route", 2);
         metrics.observeProgrammedSeconds(0.004);
         metrics.error("apply");
@@ -73,7 +74,8 @@ class HealthServerTest {
         assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).startsWith("text/plain"));
         assertThat(r.body()).contains(
                 "flanneld_leases 3.0",
-                "flanneld_kernel_entries{kind=\"route\"} 3.0",
+                "flanneld_kernel_entries_programmed_total 9.0",
+                "flanneld_kernel_entries_removed_total 1.0",
                 "flanneld_reconcile_repairs_total{kind=\"route\"} 2.0",
                 "flanneld_errors_total{kind=\"apply\"} 2.0",
                 "flanneld_lease_event_programmed_seconds_bucket{le=\"0.005\"} 1",

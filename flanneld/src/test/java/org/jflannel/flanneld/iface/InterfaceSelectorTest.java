@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.stream.Stream;
+import org.jflannel.core.ExternalInterface;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -101,10 +102,10 @@ class InterfaceSelectorTest {
         assertThat(e.name()).isEqualTo(name);
         assertThat(e.index()).isEqualTo(IFACES.stream().filter(i -> i.name().equals(name)).findFirst().orElseThrow().index());
         assertThat(e.mtu()).isEqualTo(IFACES.stream().filter(i -> i.name().equals(name)).findFirst().orElseThrow().mtu());
-        assertThat(text(e.ifaceAddr())).isEqualTo(v4);
-        assertThat(text(e.ifaceV6Addr())).isEqualTo(v6);
-        assertThat(text(e.extAddr())).isEqualTo(ext4);
-        assertThat(text(e.extV6Addr())).isEqualTo(ext6);
+        assertThat(text(e.address())).isEqualTo(v4);
+        assertThat(text(e.address6())).isEqualTo(v6);
+        assertThat(text(e.publicIp())).isEqualTo(ext4);
+        assertThat(text(e.publicIpv6())).isEqualTo(ext6);
     }
 
     static final String NO_MATCH = "Failed to find interface to use that matches the interfaces and/or regexes provided";

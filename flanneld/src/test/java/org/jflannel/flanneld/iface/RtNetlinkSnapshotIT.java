@@ -3,6 +3,7 @@ package org.jflannel.flanneld.iface;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import org.jflannel.core.ExternalInterface;
 import org.jflannel.flanneld.testing.ThrowawayNs;
 import org.jflannel.linuxnet.RtNetlink;
 import org.junit.jupiter.api.Tag;
@@ -37,9 +38,9 @@ class RtNetlinkSnapshotIT {
             });
             assertThat(chosen.name()).isEqualTo("ext0");
             assertThat(chosen.mtu()).isEqualTo(1400);
-            assertThat(IpLiteral.format(chosen.ifaceAddr())).isEqualTo("192.0.2.10");
-            assertThat(IpLiteral.format(chosen.ifaceV6Addr())).isEqualTo("2001:db8::10");
-            assertThat(chosen.extAddr()).isEqualTo(chosen.ifaceAddr());
+            assertThat(IpLiteral.format(chosen.address())).isEqualTo("192.0.2.10");
+            assertThat(IpLiteral.format(chosen.address6())).isEqualTo("2001:db8::10");
+            assertThat(chosen.publicIp()).isEqualTo(chosen.address());
 
             ExternalInterface reach = ns.netns().call(() -> {
                 try (RtNetlink nl = RtNetlink.open()) {
@@ -48,7 +49,7 @@ class RtNetlinkSnapshotIT {
                 }
             });
             assertThat(reach.name()).isEqualTo("other0");
-            assertThat(IpLiteral.format(reach.ifaceAddr())).isEqualTo("198.51.100.5");
+            assertThat(IpLiteral.format(reach.address())).isEqualTo("198.51.100.5");
         }
     }
 }

@@ -1,0 +1,252 @@
+package org.jflannel.flanneld.daemon;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jflannel.core.Backend;
+import org.jflannel.core.ConfigException;
+import org.jflannel.core.ExternalInterface;
+import org.jflannel.core.Lease;
+import org.jflannel.core.NetConf;
+import org.jflannel.core.Network;
+import org.jflannel.core.SubnetEnv;
+import org.jflannel.core.SubnetManager;
+import org.jflannel.flanneld.config.Options;
+import org.jflannel.flanneld.health.HealthServer;
+import org.jflannel.flanneld.health.Metrics;
+import org.jflannel.flanneld.iface.InterfaceSelector;
+import org.jflannel.flanneld.iface.IpLiteral;
+import org.jflannel.flanneld.iface.RtNetlinkSnapshot;
+import org.jflannel.flanneld.iface.SelectionException;
+import org.jflannel.linuxnet.IpPrefix;
+import org.jflannel.linuxnet.NetlinkException;
+import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.subnet.kube.KubeSubnetManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The daemon's start-up and life (REFERENCE §9.5, DESIGN §3): subnet manager, signals, health
+ * server, network config, br_netfilter check, external interface, backend, rules, blackhole
+ * routes, subnet.env, the lease-events loop, complete the lease, wait. {@link #run()} returns the
+ * exit code; everything it started is closed before it returns (kernel state stays, §9.4).
+ */
+public final class Daemon {
+    private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
+
+    private final Options o;
+    private final Map<String, String> env;
+    private final Shutdown shutdown = new Shutdown();
+    private final Metrics metrics = new Metrics();
+    private final AtomicBoolean ready = new AtomicBoolean();
+    private final Deque<AutoCloseable> started = new ArrayDeque<>();
+    private final Path procRoot;
+
+    public Daemon(Options options, Map<String, String> env) {
+        this(options, env, Path.of("/proc"));
+    }
+
+    Daemon(Options options, Map<String, String> env, Path procRoot) {
+        this.o = options;
+        this.env = Map.copyOf(env);
+        this.procRoot = procRoot;
+    }
+
+    public int run() {
+        int code;
+        try {
+            code = start();
+        } catch (StartupError e) {
+            LOG.error(e.getMessage());
+            code = 1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            code = 1;
+        }
+        closeAll();
+        if (code == 0) {
+            LOG.info("Exiting cleanly...");
+        }
+        return code;
+    }
+
+    private int start() throws StartupError, InterruptedException {
+        Path subnetFile = Path.of(o.subnetFile());
+        SubnetEnv.Previous previous = SubnetEnv.readPrevious(subnetFile);
+        SubnetManager subnets = SubnetManagers.create(o, env, previous, () -> {
+            LOG.info("Lease has been revoked. Shutting down daemon.");
+            shutdown.request("lease revoked");
+        });
+        started.push(subnets);
+        shutdown.installSignalHandlers();
+        startHealthServer();
+        NetConf conf = networkConfig(subnets);
+        if (conf == null) {
+            return 0; // stopped while waiting for the config
+        }
+        if (conf.backendDefaulted()) {
+            LOG.warn("net-conf.json has no Backend: using udp as upstream does; set \"Backend\": {\"Type\": \"vxlan\"} explicitly");
+        }
+        checkBrNetfilter(conf);
+        ExternalInterface ext = externalInterface(conf, subnets);
+        LeaseLoop loop = new LeaseLoop(metrics);
+        Backend backend = Backends.create(conf.backend().type(), ext, subnets, loop.executor());
+        Network network;
+        try {
+            network = backend.register(conf, subnets);
+        } catch (IOException | ConfigException | RuntimeException e) {
+            loop.close();
+            throw new StartupError("Error registering network: " + e.getMessage(), e);
+        }
+        started.push(() -> loop.close(network));
+        Backends.bridgeMetrics(network, metrics);
+        Lease lease = network.lease();
+        new RulesSetup(o, metrics, started).apply(conf, lease, previous);
+        startBlackholeRoutes(conf, lease);
+        writeSubnetEnv(subnetFile, conf, network);
+        try {
+            loop.start(subnets, network);
+        } catch (IOException e) {
+            throw new StartupError("Failed to watch leases: " + e.getMessage(), e);
+        }
+        completeLease(subnets, lease);
+        LOG.info("Running backend. lease={} mtu={}", lease.key(), network.mtu());
+        shutdown.await();
+        return 0;
+    }
+
+    private void startHealthServer() throws StartupError {
+        if (o.healthzPort() <= 0) {
+            return;
+        }
+        InetAddress ip = IpLiteral.parse(o.healthzIp()).orElseThrow(() ->
+                new StartupError("Start healthz server error. invalid --healthz-ip: " + o.healthzIp()));
+        try {
+            started.push(HealthServer.start(ip, o.healthzPort(), ready::get, metrics));
+        } catch (IOException | RuntimeException e) {
+            throw new StartupError("Start healthz server error. " + e.getMessage(), e);
+        }
+    }
+
+    /** §9.5 step 4: retried every 1 s; a config the daemon can never run with is fatal. Null when stopped meanwhile. */
+    private NetConf networkConfig(SubnetManager subnets) throws StartupError, InterruptedException {
+        while (true) {
+            try {
+                return subnets.networkConfig();
+            } catch (ConfigException e) {
+                if (e.field().equals("Backend.Type") || e.field().equals("Backend")) {
+                    throw new StartupError("Error fetching backend: " + e.getMessage(), e);
+                }
+                if (e.getMessage().endsWith("none defined stack")) {
+                    throw new StartupError(e.getMessage(), e);
+                }
+                LOG.error("Couldn't fetch network config: {}", e.getMessage());
+            } catch (IOException e) {
+                LOG.error("Couldn't fetch network config: {}", e.getMessage());
+            }
+            if (shutdown.await(Duration.ofSeconds(1))) {
+                return null;
+            }
+        }
+    }
+
+    /** §1: without nftables, the bridge netfilter sysctls must exist (br_netfilter loaded). */
+    private void checkBrNetfilter(NetConf conf) throws StartupError {
+        if (conf.enableNFTables()) {
+            return;
+        }
+        if (conf.enableIPv4()) {
+            requireFile(procRoot.resolve("sys/net/bridge/bridge-nf-call-iptables"));
+        }
+        if (conf.enableIPv6()) {
+            requireFile(procRoot.resolve("sys/net/bridge/bridge-nf-call-ip6tables"));
+        }
+    }
+
+    private static void requireFile(Path p) throws StartupError {
+        if (!Files.exists(p)) {
+            throw new StartupError("Failed to check br_netfilter: stat " + p + ": no such file or directory");
+        }
+    }
+
+    /** §1: the node-public-ip annotations (kube) override the flags, also for the lookup. */
+    private ExternalInterface externalInterface(NetConf conf, SubnetManager subnets) throws StartupError {
+        String publicIp = o.publicIp();
+        String publicIpv6 = o.publicIpv6();
+        if (subnets instanceof KubeSubnetManager kube) {
+            publicIp = kube.nodePublicIp().orElse(publicIp);
+            publicIpv6 = kube.nodePublicIpv6().orElse(publicIpv6);
+        }
+        InterfaceSelector.Request request = new InterfaceSelector.Request(o.iface(), o.ifaceRegex(), o.ifaceCanReach(),
+                publicIp, publicIpv6, conf.enableIPv4(), conf.enableIPv6());
+        try (RtNetlink nl = RtNetlink.open()) {
+            ExternalInterface ext = new InterfaceSelector(RtNetlinkSnapshot.read(nl), ip -> RtNetlinkSnapshot.routeGet(nl, ip))
+                    .select(request);
+            LOG.info("external interface chosen name={} index={} mtu={} address={} publicIp={}", ext.name(), ext.index(),
+                    ext.mtu(), ext.address() == null ? ext.address6() : ext.address(),
+                    ext.publicIp() == null ? ext.publicIpv6() : ext.publicIp());
+            return ext;
+        } catch (SelectionException e) {
+            throw new StartupError(e.getMessage(), e);
+        } catch (NetlinkException | RuntimeException e) {
+            throw new StartupError("Failed to find any valid interface to use: " + e.getMessage(), e);
+        }
+    }
+
+    private void startBlackholeRoutes(NetConf conf, Lease lease) {
+        if (!o.ipBlackholeRoute()) {
+            return;
+        }
+        List<IpPrefix> subnets = new java.util.ArrayList<>();
+        if (conf.enableIPv4() && lease.subnet() != null) {
+            subnets.add(new IpPrefix(lease.subnet().inetAddress(), lease.subnet().prefixLength()));
+        }
+        if (conf.enableIPv6() && lease.ipv6Subnet() != null) {
+            subnets.add(new IpPrefix(lease.ipv6Subnet().inetAddress(), lease.ipv6Subnet().prefixLength()));
+        }
+        BlackholeRoutes routes = new BlackholeRoutes(subnets, metrics);
+        routes.start(o.iptablesResync());
+        started.push(routes);
+    }
+
+    /** §3: written once, atomically; a failure is only a warning (and the daemon is then never ready). */
+    private void writeSubnetEnv(Path file, NetConf conf, Network network) {
+        Lease lease = network.lease();
+        boolean v4 = conf.enableIPv4();
+        boolean v6 = conf.enableIPv6();
+        try {
+            new SubnetEnv(v4 ? conf.network() : null, v4 ? lease.subnet() : null, v6 ? conf.ipv6Network() : null,
+                    v6 ? lease.ipv6Subnet() : null, network.mtu(), o.ipMasq()).write(file);
+            ready.set(true);
+            LOG.info("subnet.env written path={} lease={} mtu={}", file, lease.key(), network.mtu());
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("Failed to write subnet file: {}", e.getMessage());
+        }
+    }
+
+    private static void completeLease(SubnetManager subnets, Lease lease) throws InterruptedException {
+        try {
+            subnets.completeLease(lease);
+        } catch (IOException | RuntimeException e) {
+            LOG.error("CompleteLease execute error err: {}", e.getMessage());
+        }
+    }
+
+    private void closeAll() {
+        while (!started.isEmpty()) {
+            AutoCloseable c = started.pop();
+            try {
+                c.close();
+            } catch (Exception e) {
+                LOG.warn("close failed object={} error={}", c.getClass().getSimpleName(), e.toString());
+            }
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package org.jflannel.flanneld.daemon;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.jflannel.core.Lease;
+import org.jflannel.core.LeaseEvent;
+import org.jflannel.core.LeaseWatcher;
+import org.jflannel.core.Network;
+import org.jflannel.core.SubnetManager;
+import org.jflannel.core.Subscription;
+import org.jflannel.flanneld.health.Metrics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code lease-events} thread (DESIGN §3 steps 4–6): the subnet manager's batches are diffed by
+ * a {@link LeaseWatcher} that drops our own lease and handed to {@link Network#apply}. The backend
+ * runs its reconcile and self-healing on the same thread through {@link #executor()}, so the
+ * network is only ever touched by this one thread.
+ */
+final class LeaseLoop implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LeaseLoop.class);
+
+    private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "lease-events");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Metrics metrics;
+    private Subscription subscription;
+    private LeaseWatcher watcher;
+    private boolean snapshotSeen;
+
+    LeaseLoop(Metrics metrics) {
+        this.metrics = metrics;
+    }
+
+    /** Runs tasks on the lease-events thread; tasks submitted after {@link #close()} are dropped. */
+    Executor executor() {
+        return task -> {
+            try {
+                thread.execute(task);
+            } catch (RejectedExecutionException e) {
+                LOG.debug("lease-events task dropped: loop closed");
+            }
+        };
+    }
+
+    /** Subscribes; the first batch is the snapshot, later ones are changes. */
+    void start(SubnetManager subnets, Network network) throws IOException {
+        Lease own = network.lease();
+        executor().execute(() -> watcher = new LeaseWatcher(own));
+        subscription = subnets.watchLeases(batch -> {
+            long received = System.nanoTime();
+            executor().execute(() -> handle(batch, network, received));
+        });
+        LOG.info("lease-events loop started own={}", own.key());
+    }
+
+    private void handle(List<LeaseEvent> batch, Network network, long receivedNanos) {
+        try {
+            List<LeaseEvent> diff;
+            if (!snapshotSeen) {
+                snapshotSeen = true;
+                diff = watcher.reset(batch.stream().filter(e -> e.type() == LeaseEvent.Type.ADDED).map(LeaseEvent::lease).toList());
+                LOG.info("lease snapshot received leases={} changes={}", watcher.leases().size(), diff.size());
+            } else {
+                diff = watcher.update(batch);
+            }
+            if (!diff.isEmpty()) {
+                for (LeaseEvent e : diff) {
+                    LOG.debug("lease {} lease={}", e.type() == LeaseEvent.Type.ADDED ? "added" : "removed", e.lease());
+                }
+                network.apply(diff);
+                metrics.observeProgrammedSeconds((System.nanoTime() - receivedNanos) / 1e9);
+            }
+            metrics.setLeases(watcher.leases().size());
+        } catch (RuntimeException e) {
+            metrics.error("apply");
+            LOG.error("lease batch failed events={} error={}", batch.size(), e.toString());
+        }
+    }
+
+    /** Stops the subscription, closes {@code network} on this thread (no race with apply), then the thread. */
+    void close(Network network) {
+        if (subscription != null) {
+            subscription.close();
+        }
+        executor().execute(network::close);
+        close();
+    }
+
+    /** Stops the thread; the work in flight finishes (up to 5 s). */
+    @Override
+    public void close() {
+        if (subscription != null) {
+            subscription.close();
+            subscription = null;
+        }
+        thread.shutdown();
+        try {
+            if (!thread.awaitTermination(5, TimeUnit.SECONDS)) {
+                thread.shutdownNow();
+                LOG.warn("lease-events thread did not stop within 5 s");
+            }
+        } catch (InterruptedException e) {
+            thread.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+}
