@@ -95,7 +95,10 @@ public final class ClusterNode {
         return baseCommand;
     }
 
-    /** Starts flanneld (it must not be running), with {@code extraArgs} appended to the usual ones. */
+    /**
+     * Starts flanneld (it must not be running). Each of {@code extraArgs} ({@code --name=value})
+     * replaces the usual flag of that name, or is appended when there is none.
+     */
     public synchronized ManagedProcess start(String... extraArgs) throws IOException {
         if (daemon != null && daemon.isAlive()) {
             throw new IllegalStateException("flanneld on " + name() + " is still running: " + daemon);
@@ -103,12 +106,30 @@ public final class ClusterNode {
         Files.createDirectories(dir);
         logOffset = Files.exists(log()) ? Files.size(log()) : 0;
         starts++;
-        List<String> cmd = new ArrayList<>(baseCommand);
-        cmd.addAll(List.of(extraArgs));
+        List<String> cmd = withFlags(baseCommand, List.of(extraArgs));
         Files.writeString(log(), "=== jflannel harness: start " + starts + ": " + String.join(" ", cmd) + "\n",
                 StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
         daemon = ManagedProcess.start("flanneld@" + name(), cmd, env, log());
         return daemon;
+    }
+
+    static List<String> withFlags(List<String> base, List<String> extra) {
+        List<String> cmd = new ArrayList<>(base);
+        for (String flag : extra) {
+            String name = flag.contains("=") ? flag.substring(0, flag.indexOf('=') + 1) : flag;
+            int at = -1;
+            for (int i = 0; i < cmd.size(); i++) {
+                if (cmd.get(i).equals(flag) || name.endsWith("=") && cmd.get(i).startsWith(name)) {
+                    at = i;
+                }
+            }
+            if (at >= 0) {
+                cmd.set(at, flag);
+            } else {
+                cmd.add(flag);
+            }
+        }
+        return cmd;
     }
 
     /** Waits until flanneld wrote subnet.env and answers {@code /readyz} with 200; fails fast if it died. */
