@@ -137,7 +137,7 @@ public final class ClusterNode {
         ManagedProcess d = daemon;
         Wait.until("flanneld ready on " + name(), READY_WITHIN, () -> {
             if (!d.isAlive()) {
-                throw new IllegalStateException("flanneld on " + name() + " exited " + d.exitCode()
+                throw new Wait.Abort("flanneld on " + name() + " exited " + d.exitCode().orElse(-1)
                         + "; log tail:\n" + d.logTail(30));
             }
             return Files.exists(subnetFile())

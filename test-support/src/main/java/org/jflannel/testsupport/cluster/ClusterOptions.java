@@ -69,6 +69,10 @@ public record ClusterOptions(int nodes, int podsPerNode, Mode mode, String backe
         return new ClusterOptions(nodes, podsPerNode, mode, b, network, projectRoot, runBase, progress);
     }
 
+    public ClusterOptions withRunBase(Path dir) {
+        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, projectRoot, dir, progress);
+    }
+
     public ClusterOptions withProgress(Consumer<String> p) {
         return new ClusterOptions(nodes, podsPerNode, mode, backend, network, projectRoot, runBase, p);
     }

@@ -43,7 +43,7 @@ final class FabricEtcd implements AutoCloseable {
         try {
             Wait.until("etcd healthy at " + client, HEALTHY_WITHIN, () -> {
                 if (!etcd.process.isAlive()) {
-                    throw new IllegalStateException("etcd exited: " + etcd.process.logTail(20));
+                    throw new Wait.Abort("etcd exited: " + etcd.process.logTail(20));
                 }
                 return etcd.ctl("endpoint", "health").ok();
             });

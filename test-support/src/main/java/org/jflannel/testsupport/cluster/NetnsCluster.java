@@ -173,6 +173,24 @@ public final class NetnsCluster implements AutoCloseable {
         return List.copyOf(pods);
     }
 
+    /** Names of every namespace this run created (fabric, nodes, pods). */
+    public List<String> namespaces() {
+        return topology.namespaceNames();
+    }
+
+    /** Every long-running process this run started: etcd or the mock API server, and each node's current flanneld. */
+    public List<ManagedProcess> processes() {
+        List<ManagedProcess> out = new ArrayList<>();
+        if (etcd != null) {
+            out.add(etcd.process());
+        }
+        if (kubeApi != null) {
+            out.add(kubeApi.process());
+        }
+        nodes.forEach(n -> n.daemon().ifPresent(out::add));
+        return out;
+    }
+
     /** Every node's current lease (from its subnet.env), in node order. */
     public List<NodeLease> leases() throws IOException {
         List<NodeLease> out = new ArrayList<>();

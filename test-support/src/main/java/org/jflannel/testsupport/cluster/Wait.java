@@ -16,7 +16,7 @@ public final class Wait {
     private Wait() {
     }
 
-    /** Waits until {@code condition} returns true; exceptions thrown by it count as "not yet". */
+    /** Waits until {@code condition} returns true; exceptions thrown by it (but {@link Abort}) count as "not yet". */
     public static void until(String what, Duration within, Callable<Boolean> condition)
             throws InterruptedException, TimeoutException {
         until(what, within, condition, Boolean.TRUE::equals);
@@ -24,7 +24,8 @@ public final class Wait {
 
     /**
      * Polls {@code probe} until {@code done} accepts its value and returns that value; exceptions
-     * thrown by the probe count as "not yet" and are reported when the time is up.
+     * thrown by the probe count as "not yet" and are reported when the time is up, except
+     * {@link Abort}, which ends the wait at once.
      */
     public static <T> T until(String what, Duration within, Callable<T> probe, Predicate<? super T> done)
             throws InterruptedException, TimeoutException {
@@ -37,7 +38,7 @@ public final class Wait {
                     return value;
                 }
                 last = value;
-            } catch (InterruptedException e) {
+            } catch (InterruptedException | Abort e) {
                 throw e;
             } catch (Exception e) {
                 last = e.toString();
@@ -47,6 +48,15 @@ public final class Wait {
                         + what + "; last seen: " + last);
             }
             TimeUnit.MILLISECONDS.sleep(INTERVAL.toMillis());
+        }
+    }
+
+    /** Thrown by a probe when waiting longer is pointless (the awaited process died): ends the wait at once. */
+    public static final class Abort extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public Abort(String message) {
+            super(message);
         }
     }
 
