@@ -92,14 +92,35 @@ final class NetConfParser {
         }
     }
 
-    /** Lower-cased key → value; a later spelling of the same key wins, as in Go. */
+    /** Folded key → value; a later spelling of the same key wins, as in Go. */
     private static Map<String, JsonNode> fold(JsonNode object) {
         Map<String, JsonNode> m = new HashMap<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
-            m.put(e.getKey().toLowerCase(Locale.ROOT), e.getValue());
+            m.put(foldKey(e.getKey()), e.getValue());
         }
         return m;
+    }
+
+    /**
+     * Go's case-insensitive match against ASCII field names: ASCII letters fold to lower case, and
+     * so do the two non-ASCII letters Unicode folds onto ASCII ones, KELVIN SIGN (to k) and LONG S
+     * (to s). Nothing else folds (String.toLowerCase would turn U+0130 into "i" plus a dot).
+     */
+    static String foldKey(String key) {
+        StringBuilder sb = new StringBuilder(key.length());
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (c >= 'A' && c <= 'Z') {
+                c = (char) (c + ('a' - 'A'));
+            } else if (c == '\u212A') {
+                c = 'k';
+            } else if (c == '\u017F') {
+                c = 's';
+            }
+            sb.append(c);
+        }
+        return sb.toString();
     }
 
     private boolean bool(Map<String, JsonNode> f, String key, boolean dflt) throws ConfigException {
@@ -159,20 +180,34 @@ final class NetConfParser {
         return n.textValue();
     }
 
+    /**
+     * Network is decoded by its own UnmarshalJSON in upstream, which Go calls for a JSON null as
+     * well: {@code "Network": null} fails as {@code invalid CIDR address: null}, even with IPv4 off.
+     */
     private Ip4Net ip4Net(Map<String, JsonNode> f, String key) throws ConfigException {
-        String s = string(f, key, key);
+        String s = explicitNull(f, key) ? "null" : string(f, key, key);
         if (s == null) {
             return null;
         }
         try {
             return Ip4Net.parse(s);
         } catch (IllegalArgumentException e) {
-            throw error(key, s.indexOf(':') >= 0 && s.indexOf('/') > 0 ? "invalid IPv4 CIDR format" : "invalid CIDR address: " + s);
+            // upstream: a valid CIDR of the other family is refused with its own message
+            throw error(key, parsesAsIpv6(s) ? "invalid IPv4 CIDR format" : "invalid CIDR address: " + s);
+        }
+    }
+
+    private static boolean parsesAsIpv6(String cidr) {
+        try {
+            Ip6Net.parse(cidr);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
         }
     }
 
     private Ip6Net ip6Net(Map<String, JsonNode> f, String key) throws ConfigException {
-        String s = string(f, key, key);
+        String s = explicitNull(f, key) ? "null" : string(f, key, key);
         if (s == null) {
             return null;
         }
@@ -183,8 +218,9 @@ final class NetConfParser {
         }
     }
 
+    /** SubnetMin/Max: an ip.IP4 with its own UnmarshalJSON upstream, so null is an error there too. */
     private Integer ip4(Map<String, JsonNode> f, String key) throws ConfigException {
-        String s = string(f, key, key);
+        String s = explicitNull(f, key) ? "null" : string(f, key, key);
         if (s == null) {
             return null;
         }
@@ -195,6 +231,12 @@ final class NetConfParser {
         }
     }
 
+    private static boolean explicitNull(Map<String, JsonNode> f, String key) {
+        JsonNode n = f.get(key.toLowerCase(Locale.ROOT));
+        return n != null && n.isNull();
+    }
+
+    /** IPv6SubnetMin/Max are pointers upstream: null leaves them unset. */
     private long[] ip6(Map<String, JsonNode> f, String key) throws ConfigException {
         String s = string(f, key, key);
         if (s == null) {

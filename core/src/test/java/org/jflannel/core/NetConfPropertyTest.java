@@ -14,23 +14,25 @@ class NetConfPropertyTest {
 
     @Property(tries = 100_000)
     void arbitraryStringsGiveOnlyConfigExceptions(@ForAll String text) {
-        bothModes(text);
+        oneMode(text);
     }
 
     @Property(tries = 100_000)
     void arbitraryBytesGiveOnlyConfigExceptions(@ForAll("bytes") byte[] bytes) {
-        bothModes(new String(bytes, StandardCharsets.UTF_8));
-        bothModes(new String(bytes, StandardCharsets.ISO_8859_1));
+        oneMode(new String(bytes, StandardCharsets.UTF_8));
+        oneMode(new String(bytes, StandardCharsets.ISO_8859_1));
     }
 
     @Property(tries = 100_000)
     void mutatedValidConfigsGiveOnlyConfigExceptions(@ForAll("mutated") String json) {
-        bothModes(json);
+        oneMode(json);
     }
 
     @Property(tries = 100_000)
     void structuredConfigsGiveOnlyConfigExceptions(@ForAll("structured") String json) {
-        parseOrConfigException(json, NetConf.Mode.KUBE);
+        if ((json.hashCode() & 1) == 0) {
+            parseOrConfigException(json, NetConf.Mode.KUBE);
+        }
         NetConf conf = parseOrConfigException(json, NetConf.Mode.ETCD);
         if (conf != null && conf.enableIPv4()) {
             // a config that passed validation can allocate its own bounds
@@ -59,10 +61,13 @@ class NetConfPropertyTest {
         return JsonShapes.structured();
     }
 
-    /** One generated input, both modes: jqwik's per-try cost is far above a parse's. */
-    private static void bothModes(String text) {
-        parseOrConfigException(text, NetConf.Mode.KUBE);
-        parseOrConfigException(text, NetConf.Mode.ETCD);
+    /**
+     * Kube or etcd mode, picked from the input itself: a mode parameter would double jqwik's
+     * per-try cost, and parsing every input twice doubles the run time (each rejected input
+     * costs two exceptions with deep stacks under the test engine).
+     */
+    private static void oneMode(String text) {
+        parseOrConfigException(text, (text.hashCode() & 1) == 0 ? NetConf.Mode.KUBE : NetConf.Mode.ETCD);
     }
 
     private static NetConf parseOrConfigException(String text, NetConf.Mode mode) {

@@ -129,6 +129,21 @@ class SubnetEnvTest {
     }
 
     @Test
+    void modesHoldUnderUmask077() throws Exception {
+        Path file = dir.resolve("run/flannel/subnet.env");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process p = new ProcessBuilder("/bin/sh", "-c", "umask 077 && exec \"$0\" -cp \"$1\" " + SubnetEnvWriteMain.class.getName() + " \"$2\"",
+                java, System.getProperty("java.class.path"), file.toString())
+                .redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(output).isZero();
+        assertThat(Files.readString(file)).isEqualTo(V4.render());
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-r--r--");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file.getParent()))).isEqualTo("rwxr-xr-x");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("run")))).isEqualTo("rwxr-xr-x");
+    }
+
+    @Test
     void existingDirectoryModeIsLeftAlone() throws Exception {
         Path sub = Files.createDirectory(dir.resolve("private"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         V4.write(sub.resolve("subnet.env"));

@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A named network namespace under /run/netns, made and removed the way {@code ip netns add/delete}
  * does. Work inside it runs on one dedicated platform thread that has {@code setns()}ed into it, so
- * sockets opened there (an {@link RtNetlink}, a TUN) stay bound to the namespace. Owns the
+ * sockets opened there (an {@link RtNetlink}, a TUN) stay bound to the namespace, and threads
+ * started from inside {@link #call} are born in it (a new thread inherits its creator's namespace). Owns the
  * namespace file descriptor and that thread; {@link #close()} releases both, {@link #delete()} also
  * removes the namespace.
  */

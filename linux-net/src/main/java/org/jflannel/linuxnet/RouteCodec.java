@@ -18,7 +18,7 @@ final class RouteCodec {
         // deletes match on what is given; scope RT_SCOPE_NOWHERE(255), protocol 0 and (unicast) type 0 mean "any",
         // byte for byte what `ip route del` sends
         w.u8(family).u8(r.dst() == null ? 0 : r.dst().prefixLength()).u8(0).u8(0)
-                .u8(table < 256 ? table : 252 /* RT_TABLE_COMPAT */).u8(delete ? 0 : r.protocol())
+                .u8(table < 256 ? table : 0 /* RT_TABLE_UNSPEC + RTA_TABLE, as iproute2 */).u8(delete ? 0 : r.protocol())
                 .u8(delete ? 255 : r.scope()).u8(delete && r.type() == Route.TYPE_UNICAST ? 0 : r.type()).u32(r.onlink() ? RTNH_F_ONLINK : 0);
         if (r.dst() != null) {
             w.attrIp(RTA_DST, r.dst().address());

@@ -17,7 +17,8 @@ import org.jflannel.linuxnet.internal.NetlinkSocket;
  * namespace (the calling thread's at {@link #open()}). One request per operation with NLM_F_ACK, so
  * every failure is a {@link NetlinkException} with errno and the kernel's extended-ack text.
  * {@code replace*} is create-or-replace; {@code delete*} is quiet when the object is already gone.
- * Not thread-safe: one owner thread (or external locking).
+ * Thread-safe: requests are serialised on this object (one request in flight per socket); give a hot
+ * thread its own instance rather than sharing one.
  */
 public final class RtNetlink implements AutoCloseable {
     private static final int ACK = NLM_F_ACK;
@@ -38,12 +39,12 @@ public final class RtNetlink implements AutoCloseable {
 
     // ---- links ----
 
-    public Optional<Link> link(String name) throws NetlinkException {
+    public synchronized Optional<Link> link(String name) throws NetlinkException {
         Names.checkIfName("link name", name);
         return getLink(0, name);
     }
 
-    public Optional<Link> link(int index) throws NetlinkException {
+    public synchronized Optional<Link> link(int index) throws NetlinkException {
         if (index <= 0) {
             throw new IllegalArgumentException("link index must be positive, got " + index);
         }
@@ -61,28 +62,28 @@ public final class RtNetlink implements AutoCloseable {
         return out.stream().findFirst();
     }
 
-    public List<Link> links() throws NetlinkException {
+    public synchronized List<Link> links() throws NetlinkException {
         return channel.dump(RTM_GETLINK, LinkCodec::dump, (t, b, o, l) -> t == RTM_NEWLINK ? LinkCodec.decode(b, o, l) : null);
     }
 
     /** Creates a VXLAN device (NLM_F_CREATE|NLM_F_EXCL): EEXIST when a device of that name exists. */
-    public void createVxlan(VxlanSpec spec) throws NetlinkException {
+    public synchronized void createVxlan(VxlanSpec spec) throws NetlinkException {
         LinkCodec.newVxlan(channel.request(RTM_NEWLINK, CREATE_EXCL), spec);
         check(channel.execute(), "RTM_NEWLINK", () -> spec.name() + " type vxlan id " + spec.vni());
     }
 
-    public void createVeth(String name, String peerName) throws NetlinkException {
+    public synchronized void createVeth(String name, String peerName) throws NetlinkException {
         Names.checkIfName("veth name", name);
         Names.checkIfName("veth peer name", peerName);
         LinkCodec.newVeth(channel.request(RTM_NEWLINK, CREATE_EXCL), name, peerName);
         check(channel.execute(), "RTM_NEWLINK", () -> name + " type veth peer " + peerName);
     }
 
-    public void createDummy(String name) throws NetlinkException {
+    public synchronized void createDummy(String name) throws NetlinkException {
         createSimple(name, "dummy");
     }
 
-    public void createBridge(String name) throws NetlinkException {
+    public synchronized void createBridge(String name) throws NetlinkException {
         createSimple(name, "bridge");
     }
 
@@ -92,7 +93,7 @@ public final class RtNetlink implements AutoCloseable {
         check(channel.execute(), "RTM_NEWLINK", () -> name + " type " + kind);
     }
 
-    public void setMaster(int index, int masterIndex) throws NetlinkException {
+    public synchronized void setMaster(int index, int masterIndex) throws NetlinkException {
         NlWriter w = channel.request(RTM_NEWLINK, ACK);
         LinkCodec.set(w, index, 0, 0);
         w.attrU32(IFLA_MASTER, masterIndex);
@@ -100,31 +101,31 @@ public final class RtNetlink implements AutoCloseable {
     }
 
     /** Moves the device into another namespace (IFLA_NET_NS_FD); its index there may differ. */
-    public void moveToNetns(int index, NetNs target) throws NetlinkException {
+    public synchronized void moveToNetns(int index, NetNs target) throws NetlinkException {
         NlWriter w = channel.request(RTM_NEWLINK, ACK);
         LinkCodec.set(w, index, 0, 0);
         w.attrU32(IFLA_NET_NS_FD, target.fd());
         check(channel.execute(), "RTM_NEWLINK", () -> dev(index) + " netns " + target.name());
     }
 
-    public void setUp(int index) throws NetlinkException {
+    public synchronized void setUp(int index) throws NetlinkException {
         LinkCodec.set(channel.request(RTM_NEWLINK, ACK), index, Link.IFF_UP, Link.IFF_UP);
         check(channel.execute(), "RTM_NEWLINK", () -> dev(index) + " up");
     }
 
-    public void setDown(int index) throws NetlinkException {
+    public synchronized void setDown(int index) throws NetlinkException {
         LinkCodec.set(channel.request(RTM_NEWLINK, ACK), index, 0, Link.IFF_UP);
         check(channel.execute(), "RTM_NEWLINK", () -> dev(index) + " down");
     }
 
-    public void setMtu(int index, int mtu) throws NetlinkException {
+    public synchronized void setMtu(int index, int mtu) throws NetlinkException {
         NlWriter w = channel.request(RTM_NEWLINK, ACK);
         LinkCodec.set(w, index, 0, 0);
         w.attrU32(IFLA_MTU, mtu);
         check(channel.execute(), "RTM_NEWLINK", () -> dev(index) + " mtu " + mtu);
     }
 
-    public void setMac(int index, MacAddress mac) throws NetlinkException {
+    public synchronized void setMac(int index, MacAddress mac) throws NetlinkException {
         NlWriter w = channel.request(RTM_NEWLINK, ACK);
         LinkCodec.set(w, index, 0, 0);
         w.attr(IFLA_ADDRESS, mac.bytes());
@@ -132,19 +133,19 @@ public final class RtNetlink implements AutoCloseable {
     }
 
     /** Changes VXLAN learning in place; throws when the kernel refuses the change. */
-    public void setVxlanLearning(int index, boolean learning) throws NetlinkException {
+    public synchronized void setVxlanLearning(int index, boolean learning) throws NetlinkException {
         LinkCodec.vxlanLearning(channel.request(RTM_NEWLINK, ACK), index, learning);
         check(channel.execute(), "RTM_NEWLINK", () -> dev(index) + " type vxlan " + (learning ? "learning" : "nolearning"));
     }
 
     /** Deletes the device; quiet when it is already gone. */
-    public void deleteLink(int index) throws NetlinkException {
+    public synchronized void deleteLink(int index) throws NetlinkException {
         LinkCodec.byIndexOrName(channel.request(RTM_DELLINK, ACK), index, null);
         checkQuiet(channel.execute(), "RTM_DELLINK", () -> "index " + index);
     }
 
     /** Deletes the device; quiet when it is already gone. */
-    public void deleteLink(String name) throws NetlinkException {
+    public synchronized void deleteLink(String name) throws NetlinkException {
         Names.checkIfName("link name", name);
         LinkCodec.byIndexOrName(channel.request(RTM_DELLINK, ACK), 0, name);
         checkQuiet(channel.execute(), "RTM_DELLINK", () -> name);
@@ -152,24 +153,24 @@ public final class RtNetlink implements AutoCloseable {
 
     // ---- addresses ----
 
-    public void addAddress(int index, IpPrefix p) throws NetlinkException {
+    public synchronized void addAddress(int index, IpPrefix p) throws NetlinkException {
         AddrCodec.address(channel.request(RTM_NEWADDR, CREATE_EXCL), index, p);
         check(channel.execute(), "RTM_NEWADDR", () -> p + " " + dev(index));
     }
 
-    public void replaceAddress(int index, IpPrefix p) throws NetlinkException {
+    public synchronized void replaceAddress(int index, IpPrefix p) throws NetlinkException {
         AddrCodec.address(channel.request(RTM_NEWADDR, CREATE_REPLACE), index, p);
         check(channel.execute(), "RTM_NEWADDR", () -> p + " " + dev(index));
     }
 
     /** Deletes the address; quiet when it (or its device) is already gone. */
-    public void deleteAddress(int index, IpPrefix p) throws NetlinkException {
+    public synchronized void deleteAddress(int index, IpPrefix p) throws NetlinkException {
         AddrCodec.address(channel.request(RTM_DELADDR, ACK), index, p);
         checkQuiet(channel.execute(), "RTM_DELADDR", () -> p + " " + dev(index));
     }
 
     /** IPv4 and IPv6 addresses of the device. */
-    public List<Address> addresses(int index) throws NetlinkException {
+    public synchronized List<Address> addresses(int index) throws NetlinkException {
         return channel.dump(RTM_GETADDR, w -> AddrCodec.dump(w, AF_UNSPEC), (t, b, o, l) -> {
             Address a = t == RTM_NEWADDR ? AddrCodec.decode(b, o, l) : null;
             return a != null && a.linkIndex() == index ? a : null;
@@ -178,19 +179,19 @@ public final class RtNetlink implements AutoCloseable {
 
     // ---- routes ----
 
-    public void replaceRoute(Route r) throws NetlinkException {
+    public synchronized void replaceRoute(Route r) throws NetlinkException {
         RouteCodec.route(channel.request(RTM_NEWROUTE, CREATE_REPLACE), r, false);
         check(channel.execute(), "RTM_NEWROUTE", () -> describe(r));
     }
 
     /** Deletes the route; quiet when it is already gone (ESRCH) or its device is. */
-    public void deleteRoute(Route r) throws NetlinkException {
+    public synchronized void deleteRoute(Route r) throws NetlinkException {
         RouteCodec.route(channel.request(RTM_DELROUTE, ACK), r, true);
         checkQuiet(channel.execute(), "RTM_DELROUTE", () -> describe(r));
     }
 
     /** Routes of one table; family AF_INET (2), AF_INET6 (10) or 0 for both. Cached clones are left out. */
-    public List<Route> routes(int family, int table) throws NetlinkException {
+    public synchronized List<Route> routes(int family, int table) throws NetlinkException {
         if (family != AF_UNSPEC && family != AF_INET && family != AF_INET6) {
             throw new IllegalArgumentException("route family must be 0, 2 or 10, got " + family);
         }
@@ -204,7 +205,7 @@ public final class RtNetlink implements AutoCloseable {
     }
 
     /** Main-table routes through the device, both families. */
-    public List<Route> routesOf(int linkIndex) throws NetlinkException {
+    public synchronized List<Route> routesOf(int linkIndex) throws NetlinkException {
         List<Route> out = new ArrayList<>();
         for (Route r : routes(AF_UNSPEC, Route.TABLE_MAIN)) {
             if (r.linkIndex() == linkIndex) {
@@ -215,7 +216,7 @@ public final class RtNetlink implements AutoCloseable {
     }
 
     /** The route the kernel would use for {@code dst}, like {@code ip route get}. */
-    public List<Route> routeGet(InetAddress dst) throws NetlinkException {
+    public synchronized List<Route> routeGet(InetAddress dst) throws NetlinkException {
         RouteCodec.get(channel.request(RTM_GETROUTE, ACK), dst);
         List<Route> out = new ArrayList<>(1);
         int errno = channel.execute((t, b, o, l) -> t == RTM_NEWROUTE ? RouteCodec.decode(b, o, l) : null, out);
@@ -225,19 +226,19 @@ public final class RtNetlink implements AutoCloseable {
 
     // ---- neighbours ----
 
-    public void replaceNeighbour(Neighbour n) throws NetlinkException {
+    public synchronized void replaceNeighbour(Neighbour n) throws NetlinkException {
         NeighCodec.neighbour(channel.request(RTM_NEWNEIGH, CREATE_REPLACE), n);
         check(channel.execute(), "RTM_NEWNEIGH", () -> describe(n));
     }
 
     /** Deletes the entry; quiet when it (or its device) is already gone. */
-    public void deleteNeighbour(Neighbour n) throws NetlinkException {
+    public synchronized void deleteNeighbour(Neighbour n) throws NetlinkException {
         NeighCodec.neighbour(channel.request(RTM_DELNEIGH, ACK), n);
         checkQuiet(channel.execute(), "RTM_DELNEIGH", () -> describe(n));
     }
 
     /** ARP and NDP entries of the device. */
-    public List<Neighbour> neighbours(int linkIndex) throws NetlinkException {
+    public synchronized List<Neighbour> neighbours(int linkIndex) throws NetlinkException {
         return channel.dump(RTM_GETNEIGH, w -> NeighCodec.dump(w, AF_UNSPEC), (t, b, o, l) -> {
             Neighbour n = t == RTM_NEWNEIGH ? NeighCodec.decodeNeighbour(b, o, l) : null;
             return n != null && n.linkIndex() == linkIndex ? n : null;
@@ -246,19 +247,19 @@ public final class RtNetlink implements AutoCloseable {
 
     // ---- FDB ----
 
-    public void replaceFdb(FdbEntry e) throws NetlinkException {
+    public synchronized void replaceFdb(FdbEntry e) throws NetlinkException {
         NeighCodec.fdb(channel.request(RTM_NEWNEIGH, CREATE_REPLACE), e);
         check(channel.execute(), "RTM_NEWNEIGH", () -> describe(e));
     }
 
     /** Deletes the entry; quiet when it (or its device) is already gone. */
-    public void deleteFdb(FdbEntry e) throws NetlinkException {
+    public synchronized void deleteFdb(FdbEntry e) throws NetlinkException {
         NeighCodec.fdb(channel.request(RTM_DELNEIGH, ACK), e);
         checkQuiet(channel.execute(), "RTM_DELNEIGH", () -> describe(e));
     }
 
     /** FDB entries with a remote destination on the device. */
-    public List<FdbEntry> fdb(int linkIndex) throws NetlinkException {
+    public synchronized List<FdbEntry> fdb(int linkIndex) throws NetlinkException {
         return channel.dump(RTM_GETNEIGH, w -> NeighCodec.dump(w, AF_BRIDGE), (t, b, o, l) -> {
             FdbEntry e = t == RTM_NEWNEIGH ? NeighCodec.decodeFdb(b, o, l) : null;
             return e != null && e.linkIndex() == linkIndex ? e : null;

@@ -52,6 +52,8 @@ class MonitorIT {
                             && l.link().index() == node.vxlan);
                 }
             });
+            // close() stops and joins the named reader thread
+            assertThat(Thread.getAllStackTraces().keySet()).noneMatch(th -> th.getName().equals("test-linkwatch"));
         }
     }
 

@@ -88,6 +88,10 @@ class RouteIT {
                     });
                     assertThat(ip.json("ip", "-j", "-6", "route", "show", "fd00:2::/64").get(0).get("dev").asText())
                             .isEqualTo("flannel.1");
+                    nl.deleteRoute(v6);
+                    nl.deleteRoute(v6);
+                    assertThat(nl.routes(10, Route.TABLE_MAIN)).noneMatch(r -> v6.dst().equals(r.dst()));
+                    assertThat(ip.json("ip", "-j", "-6", "route", "show", "fd00:2::/64")).isEmpty();
 
                     nl.replaceRoute(Route.onlink(PEER, InetAddress.getByName("10.244.2.0"), node.vxlan));
                     var got = nl.routeGet(InetAddress.getByName("10.244.2.7"));

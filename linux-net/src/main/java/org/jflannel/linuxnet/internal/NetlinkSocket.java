@@ -3,12 +3,15 @@ package org.jflannel.linuxnet.internal;
 import com.sun.jna.LastErrorException;
 import java.nio.ByteBuffer;
 import org.jflannel.linuxnet.NetlinkException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An AF_NETLINK/NETLINK_ROUTE socket: raw bytes in and out of reused direct buffers. It is bound to
  * the network namespace of the thread that opened it. Not thread-safe; one owner.
  */
 public final class NetlinkSocket implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(NetlinkSocket.class);
     private final Fd fd;
 
     private NetlinkSocket(Fd fd) {
@@ -28,9 +31,11 @@ public final class NetlinkSocket implements AutoCloseable {
         }
         Fd fd = new Fd(raw, "netlink socket");
         try {
-            setInt(fd, LibC.SOL_NETLINK, LibC.NETLINK_EXT_ACK, 1, "NETLINK_EXT_ACK");
+            // Both are conveniences (kernel text in errors; kernel-side dump filtering): kernels before
+            // 4.12 / 4.20 lack them, and our errors and Java-side filtering work without them.
+            optional(fd, LibC.NETLINK_EXT_ACK, "NETLINK_EXT_ACK");
             if (strict) {
-                setInt(fd, LibC.SOL_NETLINK, LibC.NETLINK_GET_STRICT_CHK, 1, "NETLINK_GET_STRICT_CHK");
+                optional(fd, LibC.NETLINK_GET_STRICT_CHK, "NETLINK_GET_STRICT_CHK");
             }
             if (rcvBuf > 0) {
                 // FORCE needs CAP_NET_ADMIN (which we need anyway) and ignores net.core.rmem_max.
@@ -55,6 +60,14 @@ public final class NetlinkSocket implements AutoCloseable {
         } catch (NetlinkException | RuntimeException e) {
             fd.close();
             throw e;
+        }
+    }
+
+    private static void optional(Fd fd, int option, String what) {
+        try {
+            setInt(fd, LibC.SOL_NETLINK, option, 1, what);
+        } catch (NetlinkException e) {
+            LOG.warn("netlink socket option unavailable option={} errno={}", what, e.errnoName());
         }
     }
 
