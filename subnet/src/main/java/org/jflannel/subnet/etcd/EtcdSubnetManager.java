@@ -86,7 +86,7 @@ public final class EtcdSubnetManager implements SubnetManager {
         if (ownLeaseWatch != null) {
             ownLeaseWatch.close();
         }
-        OwnLeaseGuard guard = new OwnLeaseGuard(a.key(), renewer::cancel, onLeaseLost);
+        OwnLeaseGuard guard = new OwnLeaseGuard(a.key(), renewer, onLeaseLost);
         ownLeaseWatch = new LeaseWatch(this::watchConnection, a.key(), a.key()::equals, guard, "etcd-own-lease", timings, clock).start();
         return a.lease();
     }

@@ -17,8 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Acquires the own lease in etcd (REFERENCE §5.4 and our decisions): reuse the lease carrying our
- * public IP if it fits the config (else delete it), else the previous subnet from subnet.env if it
+ * Acquires the own lease in etcd (REFERENCE §5.4 and our decisions): reuse a lease carrying our
+ * public IP if it fits the config (delete those that do not, unless they are reservations), else the previous subnet from subnet.env if it
  * fits and is free, else a random free one; create with {@code If(Version(key)==0)} and a fresh etcd
  * lease, and on a lost race revoke that lease, list again and choose again, up to
  * {@value #MAX_ATTEMPTS} times. Reservations (keys without TTL) are reused without a TTL.
@@ -64,15 +64,21 @@ final class LeaseAcquirer {
         SubnetAllocator alloc = new SubnetAllocator(conf, random);
         for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
             List<Known> leases = list();
-            Optional<Known> own = leases.stream().filter(k -> attrs.publicIp().equals(k.attrs().publicIp())).findFirst();
-            if (own.isPresent()) {
-                Known o = own.get();
-                if (alloc.compatible(o.subnets().ipv4(), o.subnets().ipv6())) {
-                    return reuse(o, attrs, value);
+            List<Known> mine = leases.stream().filter(k -> attrs.publicIp().equals(k.attrs().publicIp())).toList();
+            Optional<Known> reusable = mine.stream()
+                    .filter(k -> alloc.compatible(k.subnets().ipv4(), k.subnets().ipv6())).findFirst();
+            if (reusable.isPresent()) {
+                return reuse(reusable.get(), attrs, value);
+            }
+            for (Known stale : mine) {
+                if (stale.entry().leaseId() == 0) {
+                    // Ours: the daemon never deletes a reservation, even one that no longer fits
+                    LOG.warn("reservation incompatible with the network config, left alone key={}", stale.entry().key());
+                } else {
+                    LOG.info("lease incompatible with the network config, deleting key={}", stale.entry().key());
+                    store.delete(stale.entry().key());
+                    leases.remove(stale);
                 }
-                LOG.info("lease incompatible with the network config, deleting key={}", o.entry().key());
-                store.delete(o.entry().key());
-                leases.remove(o);
             }
             Acquired created = create(conf, alloc, leases, attrs, value);
             if (created != null) {

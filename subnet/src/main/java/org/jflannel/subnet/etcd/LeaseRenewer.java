@@ -45,6 +45,13 @@ final class LeaseRenewer implements AutoCloseable {
         schedule(Duration.between(clock.instant(), expiration.minus(timings.renewMargin())));
     }
 
+    /** The key was re-put (by us or another writer): renew before its new {@code expiration}. */
+    synchronized void reschedule(Instant expiration) {
+        if (key != null) {
+            schedule(Duration.between(clock.instant(), expiration.minus(timings.renewMargin())));
+        }
+    }
+
     /** Stops renewing (the key is gone: a renewal would put it back). */
     synchronized void cancel() {
         if (next != null) {
@@ -76,8 +83,18 @@ final class LeaseRenewer implements AutoCloseable {
             return; // cancelled meanwhile
         }
         try {
+            if (store.get(k).map(e -> e.leaseId() == 0).orElse(false)) {
+                LOG.info("own lease has no TTL (a reservation), renewal stopped key={}", k);
+                cancel();
+                return;
+            }
             long leaseId = store.grant(timings.leaseTtl());
-            store.put(k, v, leaseId);
+            synchronized (this) {
+                if (key == null) {
+                    return; // cancelled while we were granting: a put now would undo a deletion or a reservation
+                }
+                store.put(k, v, leaseId);
+            }
             Instant expiration = clock.instant().plus(timings.leaseTtl());
             LOG.info("lease renewed key={} leaseId={} expires={}", k, Long.toHexString(leaseId), expiration);
             schedule(timings.leaseTtl().minus(timings.renewMargin()));

@@ -41,7 +41,7 @@ final class LeaseTable {
         expirations.prefetch(entries.stream().map(EtcdStore.Entry::leaseId).toList());
         Map<String, Lease> now = new LinkedHashMap<>();
         for (EtcdStore.Entry e : entries) {
-            Lease l = decode(e.key(), e.value(), e.leaseId());
+            Lease l = decode(e.key(), e.value(), expirations.of(e.leaseId()));
             if (l != null) {
                 now.put(e.key(), l);
             }
@@ -67,12 +67,10 @@ final class LeaseTable {
     }
 
     /** Watch events in revision order, delivered as one batch. */
-    void apply(List<WatchEvent> events) throws InterruptedException {
+    void apply(List<WatchEvent> events) {
         if (events.isEmpty()) {
             return;
         }
-        expirations.prefetch(events.stream().filter(e -> e.getEventType() == WatchEvent.EventType.PUT)
-                .map(e -> e.getKeyValue().getLease()).toList());
         List<LeaseEvent> batch = new ArrayList<>(events.size());
         for (WatchEvent e : events) {
             KeyValue kv = e.getKeyValue();
@@ -83,7 +81,7 @@ final class LeaseTable {
                     batch.add(LeaseEvent.removed(gone));
                 }
             } else if (e.getEventType() == WatchEvent.EventType.PUT) {
-                Lease l = decode(key, EtcdStore.text(kv.getValue()), kv.getLease());
+                Lease l = decode(key, EtcdStore.text(kv.getValue()), expirations.ofFreshPut(kv.getLease()));
                 if (l != null) {
                     known.put(key, l);
                     batch.add(LeaseEvent.added(l));
@@ -107,9 +105,9 @@ final class LeaseTable {
         }
     }
 
-    private Lease decode(String key, String value, long leaseId) {
+    private Lease decode(String key, String value, java.time.Instant expiration) {
         try {
-            return EtcdLeases.decode(key, value, expirations.of(leaseId));
+            return EtcdLeases.decode(key, value, expiration);
         } catch (ConfigException ex) {
             LOG.warn("lease skipped key={} field={} reason={}", key, ex.field(), ex.getMessage());
             return null;

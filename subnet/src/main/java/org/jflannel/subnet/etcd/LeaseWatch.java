@@ -60,7 +60,7 @@ final class LeaseWatch implements Subscription {
         this.prefix = prefix;
         this.keyFilter = keyFilter;
         this.timings = timings;
-        this.table = new LeaseTable(new Expirations(() -> store, clock), sink);
+        this.table = new LeaseTable(new Expirations(() -> store, clock, timings.leaseTtl()), sink);
         this.thread = new Thread(this::run, threadName);
         this.thread.setDaemon(true);
     }
@@ -88,16 +88,7 @@ final class LeaseWatch implements Subscription {
                 backoff = timings.backoffMin();
                 continue;
             } catch (IOException e) {
-                if (established) {
-                    backoff = timings.backoffMin();
-                    established = false;
-                } else if (store != null) {
-                    // gRPC's channel backs off its reconnects up to 2 min; a new client connects at once
-                    store.close();
-                    store = null;
-                }
-                LOG.warn("etcd lease watch interrupted prefix={} resumeRevision={} retryInMs={} reason={}",
-                        prefix, nextRevision, backoff.toMillis(), e.getMessage());
+                backoff = afterFailure(backoff, e);
             } catch (InterruptedException e) {
                 break; // close() interrupts us
             } catch (RuntimeException e) {
@@ -114,6 +105,21 @@ final class LeaseWatch implements Subscription {
         if (store != null) {
             store.close();
         }
+    }
+
+    /** Logs a failure; returns the back-off to wait now (from the start again after a watch that worked). */
+    private Duration afterFailure(Duration backoff, IOException e) {
+        if (established) {
+            backoff = timings.backoffMin();
+            established = false;
+        } else if (store != null) {
+            // gRPC's channel backs off its reconnects up to 2 min; a new client connects at once
+            store.close();
+            store = null;
+        }
+        LOG.warn("etcd lease watch interrupted prefix={} resumeRevision={} retryInMs={} reason={}",
+                prefix, nextRevision, backoff.toMillis(), e.getMessage());
+        return backoff;
     }
 
     /** Lists the prefix; delivers the snapshot (first time) or the difference to what we knew. */
@@ -180,7 +186,7 @@ final class LeaseWatch implements Subscription {
         }
     }
 
-    private void handle(WatchResponse response) throws InterruptedException {
+    private void handle(WatchResponse response) {
         List<WatchEvent> events = new ArrayList<>();
         for (WatchEvent e : response.getEvents()) {
             long rev = e.getKeyValue().getModRevision();

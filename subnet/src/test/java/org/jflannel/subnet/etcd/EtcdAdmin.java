@@ -69,6 +69,11 @@ final class EtcdAdmin implements AutoCloseable {
         return store.list(prefix + "/subnets/").entries().stream().map(EtcdStore.Entry::key).toList();
     }
 
+    /** Seconds left on an etcd lease, -1 once it has expired. */
+    long ttl(long leaseId) throws Exception {
+        return store.ttlAsync(leaseId).get(10, TimeUnit.SECONDS);
+    }
+
     long revision() throws Exception {
         return store.list(prefix + "/").revision();
     }

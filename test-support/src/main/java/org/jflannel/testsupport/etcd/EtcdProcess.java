@@ -32,7 +32,11 @@ public final class EtcdProcess implements AutoCloseable {
     private static final Duration HEALTHY_WITHIN = Duration.ofSeconds(30);
     private static final Duration STOP_WITHIN = Duration.ofSeconds(10);
 
+    /** Server certificate, key and the CA that signs client certificates (PEM files); clients must present one. */
+    public record Tls(Path cert, Path key, Path ca) {}
+
     private final Path dir;
+    private final Tls tls;
     private final int clientPort;
     private final int peerPort;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
@@ -40,20 +44,29 @@ public final class EtcdProcess implements AutoCloseable {
     /** Kills etcd by PID should the JVM exit without {@link #close()} (a crashed or killed test run). */
     private final Thread killOnExit = new Thread(this::killNow, "etcd-kill-on-exit");
 
-    private EtcdProcess(Path dir, int clientPort, int peerPort) {
+    private EtcdProcess(Path dir, Tls tls, int clientPort, int peerPort) {
         this.dir = dir;
+        this.tls = tls;
         this.clientPort = clientPort;
         this.peerPort = peerPort;
     }
 
     /** Starts etcd on two free loopback ports and waits until {@code /health} says true. */
     public static EtcdProcess start() throws IOException, InterruptedException {
+        return start(null);
+    }
+
+    /**
+     * As {@link #start()}, serving clients over TLS with client-certificate authentication when
+     * {@code tls} is given; health is then checked with {@code etcdctl} and the given CA.
+     */
+    public static EtcdProcess start(Tls tls) throws IOException, InterruptedException {
         if (!Files.isExecutable(BINARY)) {
             throw new IllegalStateException("etcd binary not found or not executable: " + BINARY
                     + " (Debian package etcd-server)");
         }
         Path dir = Files.createTempDirectory("jflannel-etcd-");
-        EtcdProcess etcd = new EtcdProcess(dir, freePort(), freePort());
+        EtcdProcess etcd = new EtcdProcess(dir, tls, freePort(), freePort());
         Runtime.getRuntime().addShutdownHook(etcd.killOnExit);
         try {
             etcd.startProcess();
@@ -66,7 +79,7 @@ public final class EtcdProcess implements AutoCloseable {
 
     /** The client URL, e.g. {@code http://127.0.0.1:40123}. */
     public String endpoint() {
-        return "http://127.0.0.1:" + clientPort;
+        return (tls == null ? "http" : "https") + "://127.0.0.1:" + clientPort;
     }
 
     public List<String> endpoints() {
@@ -120,6 +133,10 @@ public final class EtcdProcess implements AutoCloseable {
                 "--initial-cluster", "jf=" + peer,
                 "--logger", "zap",
                 "--log-level", "warn"));
+        if (tls != null) {
+            cmd.addAll(List.of("--cert-file", tls.cert().toString(), "--key-file", tls.key().toString(),
+                    "--trusted-ca-file", tls.ca().toString(), "--client-cert-auth"));
+        }
         ProcessBuilder pb = new ProcessBuilder(cmd)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("etcd.log").toFile()));
@@ -136,17 +153,33 @@ public final class EtcdProcess implements AutoCloseable {
             if (!process.isAlive()) {
                 throw new IOException("etcd exited with " + process.exitValue() + " before it was healthy; log: " + logTail());
             }
-            try {
-                HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
-                if (resp.statusCode() == 200 && resp.body().contains("\"true\"")) {
-                    return;
-                }
-            } catch (IOException notYet) {
-                // not listening yet; poll again
+            if (tls != null ? healthyByEtcdctl() : healthyByHttp(req)) {
+                return;
             }
             TimeUnit.MILLISECONDS.sleep(50);
         }
         throw new IOException("etcd not healthy within " + HEALTHY_WITHIN + " on " + endpoint() + "; log: " + logTail());
+    }
+
+    private boolean healthyByHttp(HttpRequest req) throws InterruptedException {
+        try {
+            HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
+            return resp.statusCode() == 200 && resp.body().contains("\"true\"");
+        } catch (IOException notYet) {
+            return false; // not listening yet; poll again
+        }
+    }
+
+    /** With client-certificate authentication even /health wants a certificate: ask etcdctl, as the server's CA. */
+    private boolean healthyByEtcdctl() throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("etcdctl", "--endpoints", endpoint(), "--cacert", tls.ca().toString(),
+                "--cert", tls.cert().toString(), "--key", tls.key().toString(), "--command-timeout", "1s",
+                "endpoint", "health").redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        if (!p.waitFor(5, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            return false;
+        }
+        return p.exitValue() == 0;
     }
 
     private String logTail() {

@@ -1,0 +1,201 @@
+package org.jflannel.subnet.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.jflannel.core.Ip4Net;
+import org.jflannel.core.Lease;
+import org.jflannel.core.LeaseAttrs;
+import org.jflannel.testsupport.etcd.EtcdExtension;
+import org.jflannel.testsupport.etcd.EtcdProcess;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Acquisition order, reservations, renewal and revocation of the own lease, against a real etcd. */
+@Tag("etcd")
+@ExtendWith(EtcdExtension.class)
+class EtcdLeaseLifecycleIT {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private final EtcdProcess etcd;
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private EtcdAdmin admin;
+
+    EtcdLeaseLifecycleIT(EtcdProcess etcd) {
+        this.etcd = etcd;
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        admin = new EtcdAdmin(etcd.endpoint(), "/jf-" + UUID.randomUUID());
+        admin.putConfig(EtcdSubnetManagerContractIT.CONFIG);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (int i = toClose.size() - 1; i >= 0; i--) {
+            toClose.get(i).close();
+        }
+        admin.close();
+    }
+
+    @Test
+    void reservationIsReusedByItsNodeAndKeepsNoTtl() throws Exception {
+        String key = admin.key("10.42.50.0-24");
+        admin.putPlain(key, EtcdAdmin.upstreamValue("192.0.2.10", "{\"VNI\":1,\"VtepMAC\":\"0e:00:00:00:00:99\"}"));
+        LeaseAttrs ours = EtcdFaultsIT.attrs("192.0.2.10", "0e:00:00:00:00:10");
+
+        Lease lease = manager(null, EtcdAdmin.TIMINGS, () -> { }).acquireLease(ours);
+
+        assertThat(lease.subnet()).isEqualTo(Ip4Net.parse("10.42.50.0/24"));
+        assertThat(lease.expiration()).isNull();
+        EtcdStore.Entry stored = admin.get(key).orElseThrow();
+        assertThat(stored.leaseId()).as("a reservation is never given a TTL").isZero();
+        assertThat(stored.value()).isEqualTo(LeaseValueCodec.format(ours));
+        assertThat(admin.listKeys()).containsExactly(key);
+    }
+
+    @Test
+    void anotherNodesReservationIsNeverTaken() throws Exception {
+        // 10.9.0.0/28 in /30s: subnets .4, .8 and .12 are allocatable; .4 and .12 are reserved for others
+        admin.putConfig("{\"Network\":\"10.9.0.0/28\",\"SubnetLen\":30,\"Backend\":{\"Type\":\"vxlan\"}}");
+        admin.putPlain(admin.key("10.9.0.4-30"), EtcdAdmin.upstreamValue("192.0.2.4", "{}"));
+        admin.putPlain(admin.key("10.9.0.12-30"), EtcdAdmin.upstreamValue("192.0.2.12", "{}"));
+
+        Lease lease = manager(null, EtcdAdmin.TIMINGS, () -> { }).acquireLease(EtcdFaultsIT.attrs("192.0.2.10", "0e:00:00:00:00:10"));
+        assertThat(lease.subnet()).isEqualTo(Ip4Net.parse("10.9.0.8/30"));
+
+        EtcdSubnetManager another = manager(null, EtcdAdmin.TIMINGS, () -> { });
+        assertThatThrownBy(() -> another.acquireLease(EtcdFaultsIT.attrs("192.0.2.11", "0e:00:00:00:00:11")))
+                .isInstanceOf(IOException.class).hasMessage("out of subnets");
+    }
+
+    @Test
+    void incompatibleReservationIsNeitherUsedNorDeleted() throws Exception {
+        String reservation = admin.key("10.43.5.0-24"); // outside Network 10.42.0.0/16
+        admin.putPlain(reservation, EtcdAdmin.upstreamValue("192.0.2.10", "{}"));
+        Lease lease = manager(null, EtcdAdmin.TIMINGS, () -> { }).acquireLease(EtcdFaultsIT.attrs("192.0.2.10", "0e:00:00:00:00:10"));
+        assertThat(Ip4Net.parse("10.42.0.0/16").contains(lease.subnet())).isTrue();
+        assertThat(admin.get(reservation)).isPresent();
+    }
+
+    @Test
+    void previousSubnetFromSubnetEnvIsReusedWhenFree() throws Exception {
+        Ip4Net previous = Ip4Net.parse("10.42.77.0/24");
+        Lease lease = manager(previous, EtcdAdmin.TIMINGS, () -> { }).acquireLease(EtcdFaultsIT.attrs("192.0.2.10", "0e:00:00:00:00:10"));
+        assertThat(lease.subnet()).isEqualTo(previous);
+        assertThat(admin.get(admin.key("10.42.77.0-24")).orElseThrow().leaseId()).isNotZero();
+    }
+
+    @Test
+    void incompatibleOwnLeaseIsDeletedAndReplaced() throws Exception {
+        String stale = admin.key("10.43.1.0-24"); // outside Network 10.42.0.0/16
+        admin.putLeased(stale, EtcdAdmin.upstreamValue("192.0.2.10", "{}"));
+        Lease lease = manager(null, EtcdAdmin.TIMINGS, () -> { }).acquireLease(EtcdFaultsIT.attrs("192.0.2.10", "0e:00:00:00:00:10"));
+        assertThat(Ip4Net.parse("10.42.0.0/16").contains(lease.subnet())).isTrue();
+        assertThat(admin.get(stale)).isEmpty();
+    }
+
+    @Test
+    void dualStackLeaseGetsAnUpstreamDualKeyAndIsWatchedWithBothSubnets() throws Exception {
+        admin.putConfig("{\"Network\":\"10.42.0.0/16\",\"EnableIPv6\":true,\"IPv6Network\":\"fc00:42::/56\","
+                + "\"Backend\":{\"Type\":\"vxlan\"}}");
+        LeaseAttrs v4 = EtcdFaultsIT.attrs("192.0.2.10", "0e:00:00:00:00:10");
+        LeaseAttrs ours = new LeaseAttrs(v4.publicIp(), (java.net.Inet6Address) java.net.InetAddress.getByName("fd00::10"),
+                "vxlan", v4.backendData(), "{\"VNI\":1,\"VtepMAC\":\"0e:00:00:00:00:16\"}");
+        EtcdSubnetManager m = manager(null, EtcdAdmin.TIMINGS, () -> { });
+        Lease lease = m.acquireLease(ours);
+
+        assertThat(lease.ipv6Subnet()).isNotNull();
+        assertThat(lease.ipv6Subnet().prefixLength()).isEqualTo(64);
+        String key = admin.key(lease.key());
+        assertThat(LeaseKeyCodec.KEY.matcher(key).find()).isTrue();
+        assertThat(key).contains("&fc00:42:");
+        assertThat(admin.get(key).orElseThrow().value()).isEqualTo(LeaseValueCodec.format(ours));
+
+        org.jflannel.subnet.SubnetManagerContract.Recorder rec = new org.jflannel.subnet.SubnetManagerContract.Recorder();
+        toClose.add(m.watchLeases(rec));
+        assertThat(rec.awaitBatches(1).get(0)).singleElement()
+                .satisfies(e -> assertThat(e.lease().sameSubnets(lease)).isTrue())
+                .satisfies(e -> assertThat(e.lease().attrs()).isEqualTo(ours));
+    }
+
+    @Test
+    void leaseIsRenewedBeforeItExpires() throws Exception {
+        EtcdTimings shortLease = new EtcdTimings(Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofSeconds(1),
+                Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofSeconds(5));
+        CountDownLatch lost = new CountDownLatch(1);
+        Lease lease = manager(null, shortLease, lost::countDown).acquireLease(EtcdFaultsIT.attrs("192.0.2.10", "0e:00:00:00:00:10"));
+        String key = admin.key(LeaseKeyCodec.format(lease.subnet(), null));
+        long firstLeaseId = admin.get(key).orElseThrow().leaseId();
+
+        // renewal at expiry - margin = 1 s; three renewals outlive the first etcd lease (4 s)
+        List<Long> ids = new ArrayList<>(List.of(firstLeaseId));
+        Await.until(() -> {
+            long id = admin.get(key).orElseThrow().leaseId();
+            if (id != ids.get(ids.size() - 1)) {
+                ids.add(id);
+            }
+            return ids.size() >= 4;
+        }, WAIT, "three renewals of " + key);
+        assertThat(admin.get(key)).isPresent();
+        assertThat(lost.getCount()).as("the lease was never lost").isEqualTo(1);
+    }
+
+    @Test
+    void ownLeaseTurnedIntoAReservationIsNoLongerRenewed() throws Exception {
+        // first renewal 3 s after acquisition: the conversion below lands well before it
+        EtcdTimings shortLease = new EtcdTimings(Duration.ofSeconds(6), Duration.ofSeconds(3), Duration.ofSeconds(1),
+                Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofSeconds(5));
+        CountDownLatch lost = new CountDownLatch(1);
+        Lease lease = manager(null, shortLease, lost::countDown).acquireLease(EtcdFaultsIT.attrs("192.0.2.10", "0e:00:00:00:00:10"));
+        String key = admin.key(LeaseKeyCodec.format(lease.subnet(), null));
+        EtcdStore.Entry leased = admin.get(key).orElseThrow();
+
+        admin.putPlain(key, leased.value()); // the operator's way: put the same value without a lease
+        // by the time the etcd lease held before the conversion has expired, the renewal due 3 s after
+        // acquisition would have put a lease back on the key
+        Await.until(() -> admin.ttl(leased.leaseId()) < 0, WAIT, "the pre-conversion etcd lease expired");
+        assertThat(admin.get(key).orElseThrow().leaseId()).isZero();
+        assertThat(lost.getCount()).isEqualTo(1);
+    }
+
+    @Test
+    void deletedOwnLeaseCallsTheRevocationCallback() throws Exception {
+        CountDownLatch lost = new CountDownLatch(1);
+        Lease lease = manager(null, EtcdAdmin.TIMINGS, lost::countDown).acquireLease(EtcdFaultsIT.attrs("192.0.2.10", "0e:00:00:00:00:10"));
+        admin.delete(admin.key(LeaseKeyCodec.format(lease.subnet(), null)));
+        assertThat(lost.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void expiredOwnLeaseCallsTheRevocationCallback() throws Exception {
+        CountDownLatch lost = new CountDownLatch(1);
+        Lease lease = manager(null, EtcdAdmin.TIMINGS, lost::countDown).acquireLease(EtcdFaultsIT.attrs("192.0.2.10", "0e:00:00:00:00:10"));
+        admin.expire(admin.key(LeaseKeyCodec.format(lease.subnet(), null)));
+        assertThat(lost.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void missingConfigGivesUpstreamsMessage() throws Exception {
+        admin.delete(admin.prefix + "/config");
+        assertThatThrownBy(() -> manager(null, EtcdAdmin.TIMINGS, () -> { }).networkConfig())
+                .isInstanceOf(IOException.class)
+                .hasMessage("flannel config not found in etcd store. Did you create your config using etcdv3 API?");
+    }
+
+    private EtcdSubnetManager manager(Ip4Net previous, EtcdTimings timings, Runnable onLost) throws Exception {
+        EtcdSubnetManager m = new EtcdSubnetManager(admin.options(etcd.endpoint()), previous, null, timings, onLost);
+        toClose.add(m);
+        return m;
+    }
+}
