@@ -23,6 +23,11 @@ public final class KubeClients {
     }
 
     public static KubernetesClient connect(KubeOptions options) throws IOException {
+        return connect(options, System.getenv());
+    }
+
+    /** As {@link #connect(KubeOptions)}, {@code env} telling whether we run in a pod. */
+    public static KubernetesClient connect(KubeOptions options, java.util.Map<String, String> env) throws IOException {
         Config config;
         if (!options.kubeconfigFile().isEmpty()) {
             File file = new File(options.kubeconfigFile());
@@ -35,10 +40,25 @@ public final class KubeClients {
             }
         } else if (!options.kubeApiUrl().isEmpty()) {
             config = new ConfigBuilder(Config.empty()).withMasterUrl(options.kubeApiUrl()).build();
+        } else if (env.getOrDefault("KUBERNETES_SERVICE_HOST", "").isEmpty()
+                || env.getOrDefault("KUBERNETES_SERVICE_PORT", "").isEmpty()) {
+            // client-go's rest.InClusterConfig error, as upstream reports it
+            throw new IOException("unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and "
+                    + "KUBERNETES_SERVICE_PORT must be defined");
         } else {
-            config = Config.autoConfigure(null);
+            config = Config.autoConfigure(null); // the pod's service account
         }
-        return configure(new KubernetesClientBuilder().withConfig(config)).build();
+        return build(config);
+    }
+
+    /**
+     * A client on {@code config} with our settings: named task threads, and no request retries of its
+     * own (fabric8 retries a 5xx up to 10 times with doubling back-off, ~100 s; our callers retry on
+     * upstream's schedule, and the informer reconnects by itself).
+     */
+    public static KubernetesClient build(Config config) {
+        Config ours = new ConfigBuilder(config).withRequestRetryBackoffLimit(0).build();
+        return configure(new KubernetesClientBuilder().withConfig(ours)).build();
     }
 
     /** Names the client's task threads {@code kube-client-N} (daemon threads, shut down with the client). */

@@ -74,7 +74,7 @@ public final class KubeSubnetManager implements SubnetManager {
     /** Connects as the flags say ({@link KubeClients#connect}), then as {@link #start}; the client is closed with the manager. */
     public static KubeSubnetManager create(KubeOptions options, Map<String, String> env)
             throws IOException, InterruptedException, ConfigException {
-        KubernetesClient client = KubeClients.connect(options);
+        KubernetesClient client = KubeClients.connect(options, env);
         try {
             return start(client, true, options, env, Clock.systemUTC());
         } catch (IOException | InterruptedException | ConfigException | RuntimeException e) {
@@ -255,8 +255,8 @@ public final class KubeSubnetManager implements SubnetManager {
 
     @Override
     public void close() {
+        tracker.close(); // first: releases an informer callback waiting for queue space
         informer.close();
-        tracker.close();
         if (ownsClient) {
             client.close();
         }

@@ -27,7 +27,9 @@ final class KubeFixture implements AutoCloseable {
     static final KubeAnnotations KEYS = new KubeAnnotations("flannel.alpha.coreos.com/");
 
     final KubeMockServer server = KubeMockServer.start();
-    final KubernetesClient admin = server.newClient();
+    /** The test playing the rest of the cluster; its requests carry User-Agent {@value #ADMIN_AGENT}. */
+    final KubernetesClient admin = adminClient(server);
+    static final String ADMIN_AGENT = "jflannel-test-admin";
     final Path dir;
     private final List<AutoCloseable> toClose = new ArrayList<>();
     private final Map<String, Integer> subnets = new HashMap<>();
@@ -39,6 +41,13 @@ final class KubeFixture implements AutoCloseable {
         Files.writeString(conf, netConf);
         options = KubeOptions.defaults().withNetConfPath(conf)
                 .withTimings(Duration.ofSeconds(20), Duration.ofMillis(100), Duration.ofSeconds(5));
+    }
+
+    private static KubernetesClient adminClient(KubeMockServer server) {
+        try (KubernetesClient plain = server.newClient()) {
+            return new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(
+                    new io.fabric8.kubernetes.client.ConfigBuilder(plain.getConfiguration()).withUserAgent(ADMIN_AGENT).build()).build();
+        }
     }
 
     KubeOptions options() {
@@ -56,7 +65,10 @@ final class KubeFixture implements AutoCloseable {
     }
 
     KubeSubnetManager manager(Map<String, String> env) throws Exception {
-        KubernetesClient client = server.newClient(KubeClients::configure);
+        KubernetesClient client;
+        try (KubernetesClient plain = server.newClient()) {
+            client = KubeClients.build(plain.getConfiguration());
+        }
         toClose.add(client);
         KubeSubnetManager m = KubeSubnetManager.start(client, options, env, Clock.systemUTC());
         toClose.add(m);

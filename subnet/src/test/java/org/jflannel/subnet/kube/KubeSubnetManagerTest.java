@@ -66,6 +66,7 @@ class KubeSubnetManagerTest {
         KubeSubnetManager m = kube.manager("me");
 
         Lease lease = m.acquireLease(attrs("192.0.2.10", MAC));
+        awaitInformer(m, v -> "true".equals(v.annotation(K.subnetKubeManaged())));
         m.acquireLease(attrs("192.0.2.10", MAC));
 
         assertThat(lease.key()).isEqualTo("10.244.1.0-24");
@@ -90,6 +91,42 @@ class KubeSubnetManagerTest {
 
         assertThat(patches()).hasSize(2);
         assertThat(patches().get(1).body()).isEqualTo("{\"metadata\":{\"annotations\":{\"" + K.publicIp() + "\":\"192.0.2.11\"}}}");
+    }
+
+    @Test
+    void createConnectsAsTheFlagsSay() throws Exception {
+        Path kubeconfig = kube.server.writeKubeconfig(dir.resolve("kubeconfig"));
+
+        try (KubeSubnetManager m = KubeSubnetManager.create(kube.options().withApiAccess(kubeconfig.toString(), ""),
+                Map.of("NODE_NAME", "me"))) {
+            assertThat(m.name()).isEqualTo("kube");
+            assertThat(m.networkConfig().network().toString()).isEqualTo("10.244.0.0/16");
+            assertThat(m.acquireLease(attrs("192.0.2.10", MAC)).key()).isEqualTo("10.244.1.0-24");
+        }
+    }
+
+    @Test
+    void failedAnnotationPatchIsRetriedUntilItSucceeds() throws Exception {
+        KubeSubnetManager m = kube.manager("me");
+        kube.server.failNext("PATCH", "/api/v1/nodes/me/status", 2, 500);
+
+        m.acquireLease(attrs("192.0.2.10", MAC));
+
+        assertThat(patches()).hasSize(3);
+        assertThat(annotations("me")).containsEntry(K.publicIp(), "192.0.2.10");
+    }
+
+    @Test
+    void annotationPatchFailingPastTheRetryLimitIsUpstreamsTimeout() throws Exception {
+        kube.options(kube.options().withTimings(java.time.Duration.ofSeconds(20), java.time.Duration.ofMillis(50),
+                java.time.Duration.ofMillis(500)));
+        KubeSubnetManager m = kube.manager("me");
+        kube.server.failNext("PATCH", "/api/v1/nodes/me/status", 1_000, 500);
+
+        assertThatThrownBy(() -> m.acquireLease(attrs("192.0.2.10", MAC)))
+                .isInstanceOf(java.io.IOException.class)
+                .hasMessageStartingWith("timeout contacting kube-api, failed to patch node \"me\". Error: ");
+        assertThat(patches().size()).isGreaterThan(1);
     }
 
     @Test
@@ -301,6 +338,27 @@ class KubeSubnetManagerTest {
             awaitEvents(seen, l -> l.stream().anyMatch(e -> "{\"VNI\":1,\"VtepMAC\":\"0e:00:00:00:00:63\"}".equals(e.lease().attrs().backendV6Data())));
             sub.close();
             assertThat(seen.get(seen.size() - 1).lease().key()).isEqualTo("10.42.2.0-24&2001:cafe:42:2::-64");
+        }
+    }
+
+    @Test
+    void cacheSyncTimeoutIsFatalUnlessContWhenCacheNotReady() throws Exception {
+        int deadPort;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            deadPort = s.getLocalPort();
+        }
+        KubeOptions fast = kube.options().withTimings(java.time.Duration.ofSeconds(1), java.time.Duration.ofMillis(100), java.time.Duration.ofSeconds(1));
+        io.fabric8.kubernetes.client.Config config = new io.fabric8.kubernetes.client.ConfigBuilder(io.fabric8.kubernetes.client.Config.empty())
+                .withMasterUrl("http://127.0.0.1:" + deadPort).build();
+        try (var client = KubeClients.build(config)) {
+            assertThatThrownBy(() -> KubeSubnetManager.start(client, fast, Map.of("NODE_NAME", "me"), java.time.Clock.systemUTC()))
+                    .isInstanceOf(java.io.IOException.class)
+                    .hasMessage("timed out waiting for the node informer cache to sync after PT1S");
+
+            try (KubeSubnetManager m = KubeSubnetManager.start(client, fast,
+                    Map.of("NODE_NAME", "me", "CONT_WHEN_CACHE_NOT_READY", "true"), java.time.Clock.systemUTC())) {
+                assertThat(m.informerForTest().synced()).isFalse();
+            }
         }
     }
 

@@ -8,7 +8,7 @@ import java.util.Objects;
  * resource, subresource ("" when none); plus the raw path and content type for assertions.
  */
 public record ApiCall(String verb, String group, String resource, String subresource, String name,
-                      String path, String contentType, String body) {
+                      String path, String contentType, String body, String userAgent) {
 
     public ApiCall {
         Objects.requireNonNull(verb, "verb");
@@ -19,6 +19,7 @@ public record ApiCall(String verb, String group, String resource, String subreso
         Objects.requireNonNull(path, "path");
         contentType = contentType == null ? "" : contentType;
         body = body == null ? "" : body;
+        userAgent = userAgent == null ? "" : userAgent;
     }
 
     /** {@code nodes/status}, {@code pods}: the resource as a ClusterRole rule names it. */
@@ -32,6 +33,11 @@ public record ApiCall(String verb, String group, String resource, String subreso
      * non-resource request with resource "".
      */
     public static ApiCall of(String method, String fullPath, String contentType, String body) {
+        return of(method, fullPath, contentType, body, "");
+    }
+
+    /** As {@link #of(String, String, String, String)}, keeping the client's User-Agent. */
+    public static ApiCall of(String method, String fullPath, String contentType, String body, String userAgent) {
         String path = fullPath;
         String query = "";
         int q = fullPath.indexOf('?');
@@ -49,7 +55,7 @@ public record ApiCall(String verb, String group, String resource, String subreso
             group = parts[1];
             at = 3;
         } else {
-            return new ApiCall(method.toLowerCase(java.util.Locale.ROOT), "", "", "", "", fullPath, contentType, body);
+            return new ApiCall(method.toLowerCase(java.util.Locale.ROOT), "", "", "", "", fullPath, contentType, body, userAgent);
         }
         if (parts.length > at + 2 && parts[at].equals("namespaces")) {
             at += 2;
@@ -66,6 +72,6 @@ public record ApiCall(String verb, String group, String resource, String subreso
             case "DELETE" -> name.isEmpty() ? "deletecollection" : "delete";
             default -> method.toLowerCase(java.util.Locale.ROOT);
         };
-        return new ApiCall(verb, group, resource, sub, name, fullPath, contentType, body);
+        return new ApiCall(verb, group, resource, sub, name, fullPath, contentType, body, userAgent);
     }
 }

@@ -58,6 +58,11 @@ public final class KubeMockServer implements AutoCloseable {
         return server.createClient(customizer);
     }
 
+    /** Fault injection: the next {@code times} {@code method} requests under {@code pathPrefix} fail with HTTP {@code code}. */
+    public void failNext(String method, String pathPrefix, int times, int code) {
+        dispatcher.failNext(method, pathPrefix, times, code);
+    }
+
     /** Every request received so far, in order. */
     public List<ApiCall> calls() {
         return dispatcher.calls();

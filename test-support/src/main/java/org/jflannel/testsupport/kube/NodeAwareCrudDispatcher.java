@@ -16,8 +16,6 @@ import io.fabric8.mockwebserver.http.WebSocketListener;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -41,18 +39,37 @@ public class NodeAwareCrudDispatcher extends KubernetesCrudDispatcher {
     private static final int MAX_CONFLICT_RETRIES = 20;
 
     private final ObjectMapper json = new ObjectMapper();
-    private final ExecutorService watchCloser = Executors.newCachedThreadPool(r -> {
+    /** A short-lived daemon thread per closed watch (closes are rare; no pool to outlive the server). */
+    private static final java.util.concurrent.Executor WATCH_CLOSER = r -> {
         Thread t = new Thread(r, "kube-mock-watch-close");
         t.setDaemon(true);
-        return t;
-    });
+        t.start();
+    };
     private final List<ApiCall> calls = new ArrayList<>();
+
+    /** Injected failures: the next {@code remaining} requests matching method + path prefix get {@code code}. */
+    private record Fault(String method, String pathPrefix, int code, java.util.concurrent.atomic.AtomicInteger remaining) {
+    }
+
+    private final List<Fault> faults = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** Makes the next {@code times} requests with {@code method} whose path starts with {@code pathPrefix} fail with {@code code}. */
+    public void failNext(String method, String pathPrefix, int times, int code) {
+        faults.add(new Fault(method, pathPrefix, code, new java.util.concurrent.atomic.AtomicInteger(times)));
+    }
 
     @Override
     public MockResponse dispatch(RecordedRequest request) {
         String body = request.getBody() == null ? "" : new String(request.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
         synchronized (calls) {
-            calls.add(ApiCall.of(request.getMethod(), request.getPath(), request.getHeader("Content-Type"), body));
+            calls.add(ApiCall.of(request.getMethod(), request.getPath(), request.getHeader("Content-Type"), body,
+                    request.getHeader("User-Agent")));
+        }
+        for (Fault f : faults) {
+            if (f.method().equalsIgnoreCase(request.getMethod()) && request.getPath().startsWith(f.pathPrefix())
+                    && f.remaining().getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                return status(f.code(), "InternalError", "injected failure");
+            }
         }
         return super.dispatch(request);
     }
@@ -75,13 +92,7 @@ public class NodeAwareCrudDispatcher extends KubernetesCrudDispatcher {
     public MockResponse handleWatch(String path) {
         MockResponse response = super.handleWatch(path);
         WebSocketListener inner = response.getWebSocketListener();
-        return inner == null ? response : response.withWebSocketUpgrade(new OffLoopCloseListener(inner, watchCloser));
-    }
-
-    @Override
-    public void shutdown() {
-        super.shutdown();
-        watchCloser.shutdown();
+        return inner == null ? response : response.withWebSocketUpgrade(new OffLoopCloseListener(inner, WATCH_CLOSER));
     }
 
     @Override
