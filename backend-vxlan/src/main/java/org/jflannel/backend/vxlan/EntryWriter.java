@@ -29,19 +29,31 @@ final class EntryWriter {
 
     /** Programs {@code e}; false (logged, counted) when a step failed after its retries. */
     boolean program(String subject, PeerEntries e) throws InterruptedException {
+        return program(subject, e, retry);
+    }
+
+    /**
+     * Programs {@code e} with one attempt per step: reconcile is itself the periodic retry, and must
+     * not hold the lease-events thread for upstream's ~100 s of back-off per failing step.
+     */
+    boolean programOnce(String subject, PeerEntries e) throws InterruptedException {
+        return program(subject, e, Retry.once());
+    }
+
+    private boolean program(String subject, PeerEntries e, Retry retry) throws InterruptedException {
         if (e instanceof PeerEntries.Direct d) {
-            return step(subject, "direct route", ErrorKind.ROUTE, () -> nl.replaceRoute(d.route()));
+            return step(subject, "direct route", ErrorKind.ROUTE, retry, () -> nl.replaceRoute(d.route()));
         }
         PeerEntries.Encapsulated v = (PeerEntries.Encapsulated) e;
-        if (!step(subject, "neighbour", ErrorKind.NEIGHBOUR, () -> nl.replaceNeighbour(v.neighbour()))) {
+        if (!step(subject, "neighbour", ErrorKind.NEIGHBOUR, retry, () -> nl.replaceNeighbour(v.neighbour()))) {
             return false;
         }
-        if (!step(subject, "fdb", ErrorKind.FDB, () -> nl.replaceFdb(v.fdb()))) {
+        if (!step(subject, "fdb", ErrorKind.FDB, retry, () -> nl.replaceFdb(v.fdb()))) {
             // upstream retries this clean-up for IPv4 but tries once for IPv6
             cleanUp(subject, "neighbour", e.ipv6() ? Retry.once() : retry, () -> nl.deleteNeighbour(v.neighbour()));
             return false;
         }
-        if (!step(subject, "route", ErrorKind.ROUTE, () -> nl.replaceRoute(v.route()))) {
+        if (!step(subject, "route", ErrorKind.ROUTE, retry, () -> nl.replaceRoute(v.route()))) {
             // upstream tries these once for IPv4 and retries them for IPv6
             Retry r = e.ipv6() ? retry : Retry.once();
             cleanUp(subject, "neighbour", r, () -> nl.deleteNeighbour(v.neighbour()));
@@ -72,7 +84,8 @@ final class EntryWriter {
         delete(subject, "route", ErrorKind.ROUTE, () -> nl.deleteRoute(r));
     }
 
-    private boolean step(String subject, String what, ErrorKind kind, Retry.KernelCall call) throws InterruptedException {
+    private boolean step(String subject, String what, ErrorKind kind, Retry retry, Retry.KernelCall call)
+            throws InterruptedException {
         try {
             retry.run(what + " " + subject, call);
             counters.programmed(1);

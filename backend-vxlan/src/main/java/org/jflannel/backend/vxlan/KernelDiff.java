@@ -17,11 +17,18 @@ import org.jflannel.linuxnet.Route;
  * entries (proto kernel routes, non-permanent neighbours, the all-zero FDB default) are left alone.
  *
  * @param missing         peer entries of which at least one part is absent or wrong
- * @param wrongParts      how many parts (neighbour, FDB entry, route) were absent or wrong
  */
-record KernelDiff(List<PeerEntries> missing, int wrongParts, List<Neighbour> strayNeighbours,
-                  List<FdbEntry> strayFdb, List<Route> strayRoutes) {
+record KernelDiff(List<Missing> missing, List<Neighbour> strayNeighbours, List<FdbEntry> strayFdb,
+                  List<Route> strayRoutes) {
     static final int RTPROT_KERNEL = 2;
+
+    /** A peer's entries with {@code parts} (1..3 of neighbour, FDB entry, route) absent or wrong. */
+    record Missing(PeerEntries entries, int parts) {}
+
+    /** How many parts are absent or wrong in all. */
+    int wrongParts() {
+        return missing.stream().mapToInt(Missing::parts).sum();
+    }
 
     KernelDiff {
         missing = List.copyOf(missing);
@@ -40,8 +47,7 @@ record KernelDiff(List<PeerEntries> missing, int wrongParts, List<Neighbour> str
      */
     static KernelDiff of(List<PeerEntries.Encapsulated> desired, List<Neighbour> neighbours, List<FdbEntry> fdb,
                          List<Route> routes, boolean withStrays) {
-        List<PeerEntries> missing = new ArrayList<>();
-        int wrong = 0;
+        List<Missing> missing = new ArrayList<>();
         Set<InetAddress> wantedIps = new HashSet<>();
         Set<FdbEntry> wantedFdb = new HashSet<>();
         Set<IpPrefix> wantedDst = new HashSet<>();
@@ -53,12 +59,11 @@ record KernelDiff(List<PeerEntries> missing, int wrongParts, List<Neighbour> str
                     + (fdb.contains(e.fdb()) ? 0 : 1)
                     + (routes.stream().anyMatch(r -> sameRoute(r, e.route())) ? 0 : 1);
             if (parts > 0) {
-                missing.add(e);
-                wrong += parts;
+                missing.add(new Missing(e, parts));
             }
         }
         if (!withStrays) {
-            return new KernelDiff(missing, wrong, List.of(), List.of(), List.of());
+            return new KernelDiff(missing, List.of(), List.of(), List.of());
         }
         List<Neighbour> strayN = neighbours.stream()
                 .filter(n -> (n.state() & Neighbour.NUD_PERMANENT) != 0 && !wantedIps.contains(n.ip())).toList();
@@ -68,7 +73,7 @@ record KernelDiff(List<PeerEntries> missing, int wrongParts, List<Neighbour> str
                 .filter(r -> r.protocol() != RTPROT_KERNEL && r.gateway() != null && r.dst() != null
                         && !wantedDst.contains(r.dst()))
                 .toList();
-        return new KernelDiff(missing, wrong, strayN, strayF, strayR);
+        return new KernelDiff(missing, strayN, strayF, strayR);
     }
 
     static boolean sameNeighbour(Neighbour have, Neighbour want) {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 import org.jflannel.linuxnet.Route;
 import org.jflannel.linuxnet.RtNetlink;
 import org.slf4j.Logger;
@@ -18,13 +19,16 @@ final class Reconciler {
 
     private final RtNetlink nl;
     private final EntryWriter writer;
+    private final Set<PeerEntries> failing;
 
-    Reconciler(RtNetlink nl, EntryWriter writer) {
+    /** @param failing the network's set of entries whose last write failed; kept up to date here */
+    Reconciler(RtNetlink nl, EntryWriter writer, Set<PeerEntries> failing) {
         this.nl = nl;
         this.writer = writer;
+        this.failing = failing;
     }
 
-    int device(VtepDevice dev, Collection<PeerPlan> plans, boolean withStrays) throws IOException, InterruptedException {
+    int device(VtepDevice dev, Collection<PeerPlan> plans, boolean withStrays, boolean retryFailing) throws IOException, InterruptedException {
         List<PeerEntries.Encapsulated> desired = new ArrayList<>();
         for (PeerPlan p : plans) {
             for (PeerEntries e : p.entries()) {
@@ -47,14 +51,17 @@ final class Reconciler {
             LOG.info("stray route removed dev={} dst={} via={}", dev.name(), r.dst(), r.gateway().getHostAddress());
             writer.remove(r.dst().toString(), r);
         }
-        for (PeerEntries e : diff.missing()) {
-            LOG.info("entry repaired {}", e.describe());
-            writer.program(e.route().dst().toString(), e);
+        int repairs = diff.strays();
+        for (KernelDiff.Missing m : diff.missing()) {
+            if (retryFailing || !failing.contains(m.entries())) {
+                LOG.info("entry repaired {} parts={}", m.entries().describe(), m.parts());
+                repairs += repair(m.entries(), m.parts());
+            }
         }
-        return diff.wrongParts() + diff.strays();
+        return repairs;
     }
 
-    int direct(Collection<PeerPlan> plans) throws IOException, InterruptedException {
+    int direct(Collection<PeerPlan> plans, boolean retryFailing) throws IOException, InterruptedException {
         int repairs = 0;
         List<Route> main = null;
         for (PeerPlan p : plans) {
@@ -63,14 +70,24 @@ final class Reconciler {
                     if (main == null) {
                         main = nl.routes(0, Route.TABLE_MAIN);
                     }
-                    if (main.stream().noneMatch(r -> KernelDiff.sameRoute(r, d.route()))) {
+                    if ((retryFailing || !failing.contains(d))
+                            && main.stream().noneMatch(r -> KernelDiff.sameRoute(r, d.route()))) {
                         LOG.info("entry repaired {}", e.describe());
-                        writer.program(d.route().dst().toString(), d);
-                        repairs++;
+                        repairs += repair(d, 1);
                     }
                 }
             }
         }
         return repairs;
+    }
+
+    /** One attempt; counts {@code parts} repairs only when it worked. */
+    private int repair(PeerEntries e, int parts) throws InterruptedException {
+        if (writer.programOnce(e.route().dst().toString(), e)) {
+            failing.remove(e);
+            return parts;
+        }
+        failing.add(e);
+        return 0;
     }
 }

@@ -110,7 +110,10 @@ final class SelfHealing implements AutoCloseable {
         if (reconcilePending.compareAndSet(false, true)) {
             schedule(() -> {
                 reconcilePending.set(false);
-                hand(this::reconcileAndRefresh);
+                hand(() -> {
+                    network.reconcile(false);
+                    refreshDevices();
+                });
             }, settings.debounce());
         }
     }
@@ -127,8 +130,7 @@ final class SelfHealing implements AutoCloseable {
     /** Called on lease-events when a re-creation failed: try again after the next back-off step. */
     void retryDeviceLater() {
         Duration d = backoff;
-        Duration next = d.multipliedBy(2);
-        backoff = next.compareTo(settings.recreateMax()) > 0 ? settings.recreateMax() : next;
+        backoff = new Backoff(settings.recreateMin(), settings.recreateMax()).next(d);
         LOG.warn("vxlan device recreate retry in={}ms", d.toMillis());
         scheduleRecreate(d);
     }

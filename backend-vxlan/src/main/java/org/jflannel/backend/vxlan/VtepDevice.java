@@ -26,19 +26,25 @@ final class VtepDevice {
     private static final int EEXIST = 17;
 
     private final RtNetlink nl;
+    private final String underlay;
     private VxlanSpec spec;
     private int index;
     private IpPrefix address;
     private Predicate<InetAddress> insideNetwork = a -> false;
 
-    private VtepDevice(RtNetlink nl, VxlanSpec spec) {
+    private VtepDevice(RtNetlink nl, VxlanSpec spec, String underlay) {
         this.nl = nl;
         this.spec = spec;
+        this.underlay = underlay;
     }
 
-    /** Creates the device, or adopts a compatible one (keeping its MAC), or replaces an incompatible one. */
-    static VtepDevice ensure(RtNetlink nl, VxlanSpec spec) throws IOException {
-        VtepDevice dev = new VtepDevice(nl, spec);
+    /**
+     * Creates the device, or adopts a compatible one (keeping its MAC), or replaces an incompatible one.
+     *
+     * @param underlay the external interface's name, looked up again if it is re-created under a new index
+     */
+    static VtepDevice ensure(RtNetlink nl, VxlanSpec spec, String underlay) throws IOException {
+        VtepDevice dev = new VtepDevice(nl, spec, underlay);
         dev.ensure();
         return dev;
     }
@@ -162,6 +168,13 @@ final class VtepDevice {
     /** Creates the vanished device again with the same spec and MAC, addresses it and brings it up. */
     void recreate() throws IOException {
         nl.deleteLink(spec.name()); // a half-made leftover of an earlier attempt
+        int under = nl.link(underlay).map(Link::index)
+                .orElseThrow(() -> new IOException("external interface " + underlay + " is gone"));
+        if (under != spec.underlayIndex()) {
+            LOG.info("external interface has a new index name={} index={}", underlay, under);
+            spec = new VxlanSpec(spec.name(), spec.vni(), under, spec.local(), spec.port(), spec.learning(), spec.gbp(),
+                    spec.mtu(), spec.mac());
+        }
         nl.createVxlan(spec);
         index = nl.link(spec.name()).orElseThrow(() -> new IOException("can't locate created vxlan device " + spec.name())).index();
         disableAcceptRa();

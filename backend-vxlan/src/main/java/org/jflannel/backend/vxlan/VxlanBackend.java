@@ -87,10 +87,10 @@ public final class VxlanBackend implements Backend {
             VtepDevice v4 = null;
             VtepDevice v6 = null;
             if (conf.enableIPv4()) {
-                v4 = VtepDevice.ensure(nl, spec("flannel." + cfg.vni(), cfg, family(ext.publicIp(), "IPv4"), mtu, storedMac));
+                v4 = VtepDevice.ensure(nl, spec("flannel." + cfg.vni(), cfg, family(ext.publicIp(), "IPv4"), mtu, storedMac), ext.name());
             }
             if (conf.enableIPv6()) {
-                v6 = VtepDevice.ensure(nl, spec("flannel-v6." + cfg.vni(), cfg, family(ext.publicIpv6(), "IPv6"), mtu, storedMacV6));
+                v6 = VtepDevice.ensure(nl, spec("flannel-v6." + cfg.vni(), cfg, family(ext.publicIpv6(), "IPv6"), mtu, storedMacV6), ext.name());
             }
             Lease lease = subnets.acquireLease(attrs(cfg.vni(), v4, v6));
             if (v4 != null) {

@@ -3,6 +3,8 @@ package org.jflannel.backend.vxlan;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +36,8 @@ public final class VxlanNetwork implements Network {
     private final Reconciler reconciler;
     private final VxlanCounters counters;
     private final Map<String, PeerPlan> programmed = new LinkedHashMap<>();
+    /** Entries whose last write failed: retried by full reconciles only, so their rollbacks cannot loop events. */
+    private final Set<PeerEntries> failing = new HashSet<>();
     private SelfHealing healing;
     private boolean snapshotSeen;
     private volatile boolean closed;
@@ -48,7 +52,7 @@ public final class VxlanNetwork implements Network {
         this.directRouting = directRouting;
         this.counters = counters;
         this.writer = new EntryWriter(nl, retry, counters);
-        this.reconciler = new Reconciler(nl, writer);
+        this.reconciler = new Reconciler(nl, writer, failing);
     }
 
     void startHealing(SelfHealing selfHealing) {
@@ -129,7 +133,7 @@ public final class VxlanNetwork implements Network {
         programmed.put(plan.key(), plan);
         for (PeerEntries e : plan.entries()) {
             LOG.info("lease added {}", e.describe());
-            writer.program(e.route().dst().toString(), e);
+            write(e);
         }
     }
 
@@ -147,8 +151,19 @@ public final class VxlanNetwork implements Network {
         removeAll(plan, List.of());
     }
 
+    private boolean write(PeerEntries e) throws InterruptedException {
+        boolean ok = writer.program(e.route().dst().toString(), e);
+        if (ok) {
+            failing.remove(e);
+        } else {
+            failing.add(e);
+        }
+        return ok;
+    }
+
     private void removeAll(PeerPlan plan, List<PeerEntries> keep) {
         for (PeerEntries e : plan.entries()) {
+            failing.remove(e);
             if (!keep.contains(e)) {
                 writer.remove(e.route().dst().toString(), e);
             }
@@ -161,6 +176,14 @@ public final class VxlanNetwork implements Network {
      */
     @Override
     public void reconcile() {
+        reconcile(true);
+    }
+
+    /**
+     * @param retryFailing false for a reconcile triggered by a netlink event: entries that failed to
+     *                     write are then left to the periodic one (their rollback deletions are events too)
+     */
+    void reconcile(boolean retryFailing) {
         if (closed) {
             return;
         }
@@ -171,9 +194,9 @@ public final class VxlanNetwork implements Network {
             int repairs = 0;
             for (VtepDevice dev : devices()) {
                 repairs += dev.repairState();
-                repairs += reconciler.device(dev, programmed.values(), snapshotSeen);
+                repairs += reconciler.device(dev, programmed.values(), snapshotSeen, retryFailing);
             }
-            repairs += reconciler.direct(programmed.values());
+            repairs += reconciler.direct(programmed.values(), retryFailing);
             counters.reconciled();
             if (repairs > 0) {
                 counters.repaired(repairs);
@@ -225,7 +248,7 @@ public final class VxlanNetwork implements Network {
             if (planner.plan(p.lease()) instanceof PeerPlanner.Planned np) {
                 programmed.put(np.plan().key(), np.plan());
                 for (PeerEntries e : np.plan().entries()) {
-                    if (writer.program(e.route().dst().toString(), e)) {
+                    if (write(e)) {
                         written++;
                     }
                 }

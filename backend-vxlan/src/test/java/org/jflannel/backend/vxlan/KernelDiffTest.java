@@ -30,7 +30,7 @@ class KernelDiffTest {
         Neighbour wrongMac = Neighbour.permanent(DEV, B.neighbour().ip(), MacAddress.parse("0e:00:00:00:00:99"));
         KernelDiff d = KernelDiff.of(List.of(A, B), List.of(A.neighbour(), wrongMac), List.of(A.fdb(), B.fdb()),
                 List.of(B.route()), true);
-        assertThat(d.missing()).containsExactly(A, B);
+        assertThat(d.missing()).containsExactly(new KernelDiff.Missing(A, 1), new KernelDiff.Missing(B, 1));
         assertThat(d.wrongParts()).isEqualTo(2);
         assertThat(d.strays()).isZero();
     }
@@ -39,7 +39,7 @@ class KernelDiffTest {
     void routeWithoutOnlinkIsWrong() {
         Route plain = new Route(A.route().dst(), A.route().gateway(), DEV, 0, false, 1, 254, 3);
         KernelDiff d = KernelDiff.of(List.of(A), List.of(A.neighbour()), List.of(A.fdb()), List.of(plain), true);
-        assertThat(d.missing()).containsExactly(A);
+        assertThat(d.missing()).containsExactly(new KernelDiff.Missing(A, 1));
         assertThat(d.strayRoutes()).isEmpty(); // same dst: replace fixes it
     }
 

@@ -29,7 +29,10 @@ import org.jflannel.testsupport.netns.NetnsPrivilege;
 final class Node implements AutoCloseable {
     static final ObjectMapper JSON = new ObjectMapper();
     static final String CONF = "{\"Network\":\"10.244.0.0/16\",\"Backend\":{\"Type\":\"vxlan\"%s}}";
-    static final VxlanSettings FAST = new VxlanSettings(d -> { }, Duration.ZERO, Duration.ofMillis(50),
+
+    final java.util.List<Duration> slept = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** No real waiting between retries (recorded instead), no periodic reconcile, short debounce and back-off. */
+    VxlanSettings settings = new VxlanSettings(slept::add, Duration.ZERO, Duration.ofMillis(50),
             Duration.ofMillis(100), Duration.ofSeconds(1));
 
     final NetNs ns;
@@ -116,7 +119,7 @@ final class Node implements AutoCloseable {
             throws Exception {
         NetConf conf = NetConf.parse(String.format(CONF, extraBackendJson), NetConf.Mode.KUBE);
         subnets = new FakeSubnets(conf, Ip4Net.parse(subnet), null);
-        VxlanBackend backend = new VxlanBackend(ext, storedMac, null, this::inNamespace, FAST);
+        VxlanBackend backend = new VxlanBackend(ext, storedMac, null, this::inNamespace, settings);
         network = onLeaseEvents(() -> backend.register(conf, subnets));
         return network;
     }
@@ -139,7 +142,7 @@ final class Node implements AutoCloseable {
         NetConf conf = NetConf.parse(netConfJson, NetConf.Mode.KUBE);
         subnets = new FakeSubnets(conf, subnet == null ? null : Ip4Net.parse(subnet),
                 subnet6 == null ? null : org.jflannel.core.Ip6Net.parse(subnet6));
-        VxlanBackend backend = new VxlanBackend(ext, null, null, this::inNamespace, FAST);
+        VxlanBackend backend = new VxlanBackend(ext, null, null, this::inNamespace, settings);
         network = onLeaseEvents(() -> backend.register(conf, subnets));
         return network;
     }

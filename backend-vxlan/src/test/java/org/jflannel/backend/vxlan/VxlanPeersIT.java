@@ -35,6 +35,25 @@ class VxlanPeersIT {
     }
 
     @Test
+    void applyingTheSameBatchTwiceLeavesOneSetAndAChangedPeerLosesItsOldEntries() throws Exception {
+        try (Node node = Node.withUnderlay("vxp", ADDR)) {
+            node.register("", "10.244.1.0/24", node.underlay("ul0", ADDR), null);
+            LeaseEvent peer = LeaseEvent.added(Leases.v4("10.244.3.0/24", "198.51.100.3", MAC_3));
+            node.apply(peer);
+            node.apply(peer);
+            assertThat(fdb(node)).containsExactly(MAC_3 + " 198.51.100.3 [\"self\"] permanent");
+            assertThat(routes(node)).hasSize(1);
+
+            // the node came back with a new VTEP MAC and address (e.g. re-installed)
+            node.apply(LeaseEvent.added(Leases.v4("10.244.3.0/24", "198.51.100.33", "0e:00:00:00:00:33")));
+
+            assertThat(fdb(node)).containsExactly("0e:00:00:00:00:33 198.51.100.33 [\"self\"] permanent");
+            assertThat(neighbours(node)).containsExactly("10.244.3.0 0e:00:00:00:00:33 [\"PERMANENT\"]");
+            assertThat(routes(node)).containsExactly("10.244.3.0/24 via 10.244.3.0 boot global [\"onlink\"]");
+        }
+    }
+
+    @Test
     void removedPeerLosesAllThreeEntries() throws Exception {
         try (Node node = Node.withUnderlay("vxp", ADDR)) {
             node.register("", "10.244.1.0/24", node.underlay("ul0", ADDR), null);
@@ -121,6 +140,47 @@ class VxlanPeersIT {
             assertThat(neighbours(node)).containsExactly("10.244.3.0 " + MAC_3 + " [\"PERMANENT\"]");
             assertThat(routes(node)).containsExactly("10.244.3.0/24 via 10.244.3.0 boot global [\"onlink\"]");
             assertThat(node.network.counters().repairs()).isGreaterThanOrEqualTo(2);
+        }
+    }
+
+    @Test
+    void aFailedRouteIsRetriedThenItsNeighbourAndFdbEntryRolledBack() throws Exception {
+        try (Node node = Node.withUnderlay("vxp", ADDR)) {
+            node.register("", "10.244.1.0/24", node.underlay("ul0", ADDR), null);
+            // the kernel takes neighbour and FDB entries for 224.0.0.0 but refuses a multicast gateway
+            node.apply(LeaseEvent.added(Leases.v4("224.0.0.0/24", "198.51.100.9", "0e:00:00:00:00:09")),
+                    LeaseEvent.added(Leases.v4("10.244.3.0/24", "198.51.100.3", MAC_3)));
+
+            assertThat(neighbours(node)).containsExactly("10.244.3.0 " + MAC_3 + " [\"PERMANENT\"]");
+            assertThat(fdb(node)).containsExactly(MAC_3 + " 198.51.100.3 [\"self\"] permanent");
+            assertThat(routes(node)).containsExactly("10.244.3.0/24 via 10.244.3.0 boot global [\"onlink\"]");
+            // once in apply (10 tries), once more in the reconcile after the first batch (a single try)
+            assertThat(node.network.counters().errors(VxlanCounters.ErrorKind.ROUTE)).isEqualTo(2);
+            assertThat(node.slept).hasSize(9);
+            for (int i = 0; i < 9; i++) {
+                assertThat(node.slept.get(i).toMillis()).isBetween(100L << i, (100L << i) + 100);
+            }
+            // the rollback's deletions are netlink events: the reconcile they trigger leaves the failing peer
+            // to the periodic one, so the deletions cannot feed an endless retry loop
+            Wait.until("event-driven reconcile", java.time.Duration.ofSeconds(20),
+                    () -> node.network.counters().reconciles() >= 2);
+            assertThat(node.network.counters().errors(VxlanCounters.ErrorKind.ROUTE)).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void periodicReconcileFixesANeighbourChangedByHand() throws Exception {
+        try (Node node = Node.withUnderlay("vxp", ADDR)) {
+            node.settings = new VxlanSettings(d -> { }, java.time.Duration.ofMillis(200), java.time.Duration.ofMillis(50),
+                    java.time.Duration.ofMillis(100), java.time.Duration.ofSeconds(1));
+            node.register("", "10.244.1.0/24", node.underlay("ul0", ADDR), null);
+            node.apply(LeaseEvent.added(Leases.v4("10.244.3.0/24", "198.51.100.3", MAC_3)));
+            // a change, not a deletion: no event-driven reconcile, only the periodic one can see it
+            node.ip("neigh", "replace", "10.244.3.0", "lladdr", "0e:00:00:00:00:99", "dev", "flannel.1", "nud", "permanent");
+
+            Wait.until("neighbour MAC restored", java.time.Duration.ofSeconds(20),
+                    () -> neighbours(node).equals(List.of("10.244.3.0 " + MAC_3 + " [\"PERMANENT\"]")));
+            assertThat(node.network.counters().repairs()).isGreaterThanOrEqualTo(1);
         }
     }
 

@@ -50,6 +50,29 @@ class VxlanSelfHealingIT {
     }
 
     @Test
+    void underlayDeletedAndAddedBackBringsTheDeviceBackAfterBackOff() throws Exception {
+        try (Node node = Node.withUnderlay("vxh", ADDR)) {
+            node.register("", "10.244.1.0/24", node.underlay("ul0", ADDR), OWN);
+            node.apply(LeaseEvent.added(Leases.v4("10.244.3.0/24", "198.51.100.3", MAC_3)));
+
+            node.ip("link", "del", "ul0"); // the kernel deletes flannel.1 with its lower device
+            Wait.until("a failed re-creation", LIMIT,
+                    () -> node.network.counters().errors(VxlanCounters.ErrorKind.DEVICE) >= 2);
+            assertThat(node.link("flannel.1")).isNull();
+
+            node.ip("link", "add", "ul0", "type", "veth", "peer", "name", "ul0p");
+            node.ip("addr", "add", ADDR + "/24", "dev", "ul0");
+            node.ip("link", "set", "ul0", "up");
+            node.ip("link", "set", "ul0p", "up");
+
+            Wait.until("flannel.1 back on the new ul0 with its route", LIMIT, () -> node.link("flannel.1") != null
+                    && VxlanPeersIT.routes(node).size() == 1);
+            assertThat(node.link("flannel.1").get("linkinfo").get("info_data").get("link").asText()).isEqualTo("ul0");
+            assertThat(VxlanPeersIT.fdb(node)).containsExactly(MAC_3 + " 198.51.100.3 [\"self\"] permanent");
+        }
+    }
+
+    @Test
     void routeDeletedByHandComesBackThroughTheEvent() throws Exception {
         try (Node node = Node.withUnderlay("vxh", ADDR)) {
             node.register("", "10.244.1.0/24", node.underlay("ul0", ADDR), OWN);
@@ -64,6 +87,21 @@ class VxlanSelfHealingIT {
             assertThat(VxlanPeersIT.routes(node)).containsExactly("10.244.3.0/24 via 10.244.3.0 boot global [\"onlink\"]");
             assertThat(VxlanPeersIT.fdb(node)).containsExactly(MAC_3 + " 198.51.100.3 [\"self\"] permanent");
             assertThat(node.network.counters().repairs()).isGreaterThanOrEqualTo(2);
+        }
+    }
+
+    @Test
+    void deviceSetDownByHandComesBackUpWithItsEntries() throws Exception {
+        try (Node node = Node.withUnderlay("vxh", ADDR)) {
+            node.register("", "10.244.1.0/24", node.underlay("ul0", ADDR), OWN);
+            node.apply(LeaseEvent.added(Leases.v4("10.244.3.0/24", "198.51.100.3", MAC_3)));
+
+            node.ip("link", "set", "flannel.1", "down"); // the kernel flushes the device's routes with it
+
+            Wait.until("flannel.1 up with its route", LIMIT, () -> node.link("flannel.1").get("flags").toString().contains("\"UP\"")
+                    && VxlanPeersIT.routes(node).size() == 1);
+            assertThat(VxlanPeersIT.routes(node)).containsExactly("10.244.3.0/24 via 10.244.3.0 boot global [\"onlink\"]");
+            assertThat(VxlanPeersIT.neighbours(node)).containsExactly("10.244.3.0 " + MAC_3 + " [\"PERMANENT\"]");
         }
     }
 
