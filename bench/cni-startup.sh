@@ -19,26 +19,30 @@ printf 'FLANNEL_NETWORK=10.244.0.0/16\nFLANNEL_SUBNET=10.244.1.1/24\nFLANNEL_MTU
 STDIN="{\"cniVersion\":\"0.3.1\",\"name\":\"cbr0\",\"type\":\"flannel\",\"delegate\":{\"hairpinMode\":true},\"subnetFile\":\"$work/subnet.env\",\"dataDir\":\"$work/data\"}"
 export CNI_COMMAND=$CMD CNI_CONTAINERID=bench CNI_NETNS=/run/netns/none CNI_IFNAME=eth0 CNI_PATH=$work/bin
 
-FAST="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+FAST="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData"
 declare -A V=(
-  [1-plain]="-Xshare:auto"
-  [2-no-cds]="-Xshare:off"
-  [3-c1+serial]="$FAST"
-  [4-c1+serial+noperf]="$FAST -XX:-UsePerfData"
-  [5-appcds]="$FAST -XX:-UsePerfData -XX:SharedArchiveFile=$JSA"
-  [6-appcds+vfork]="$FAST -XX:-UsePerfData -XX:SharedArchiveFile=$JSA -Djdk.lang.Process.launchMechanism=VFORK"
+  [1-defaults]="-Xshare:auto"
+  [2-no-cds-at-all]="-Xshare:off"
+  [3-c1+serial+noperf]="$FAST"
+  [4-appcds]="$FAST -XX:SharedArchiveFile=$JSA"
+  [5-appcds+g1]="-XX:TieredStopAtLevel=1 -XX:-UsePerfData -XX:SharedArchiveFile=$JSA"
+  [6-appcds+xint]="-Xint -XX:+UseSerialGC -XX:-UsePerfData -XX:SharedArchiveFile=$JSA"
+  [7-appcds+vfork]="$FAST -XX:SharedArchiveFile=$JSA -Djdk.lang.Process.launchMechanism=VFORK"
+  [8-appcds+g1+xint]="-Xint -XX:-UsePerfData -XX:SharedArchiveFile=$JSA"
 )
-declare -A R
+declare -A R C
+TIMEFORMAT='%3R %3U %3S'
 for i in $(seq "$N"); do
   for k in "${!V[@]}"; do
-    s=$(date +%s%N)
     # shellcheck disable=SC2086
-    printf '%s' "$STDIN" | java ${V[$k]} -cp "$J" org.jflannel.cni.Main >/dev/null 2>&1 || true
-    e=$(date +%s%N)
-    R[$k]+="$(( (e - s) / 100000 )) "
+    t=$( { time java ${V[$k]} -cp "$J" org.jflannel.cni.Main <<<"$STDIN" >/dev/null 2>&1; } 2>&1 ) || true
+    read -r real user sys <<<"$t"
+    R[$k]+="$(awk -v r="$real" 'BEGIN{printf "%d", r*10000}') "
+    C[$k]+="$(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%d", (u+s)*10000}') "
   done
 done
+med() { printf '%s\n' $1 | sort -n | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]/10}'; }
+echo "cni-startup: $CMD, N=$N, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for k in $(printf '%s\n' "${!V[@]}" | sort); do
-  med=$(printf '%s\n' ${R[$k]} | sort -n | awk '{a[NR]=$1} END {m=a[int((NR+1)/2)]; printf "%.1f", m/10}')
-  printf '%-22s %s median %6s ms  (%s, N=%d)\n' "$k" "$CMD" "$med" "${V[$k]}" "$N"
+  printf '  %-20s wall %6s ms  cpu %6s ms   %s\n' "$k" "$(med "${R[$k]}")" "$(med "${C[$k]}")" "${V[$k]/$JSA/flannel.jsa}"
 done

@@ -172,24 +172,7 @@ final class GoJson {
             }
             if (c == '\\') {
                 simple = false;
-                pos++;
-                if (pos >= in.length) {
-                    throw eof();
-                }
-                int e = in[pos];
-                if (e == 'u') {
-                    for (int i = 0; i < 4; i++) {
-                        pos++;
-                        if (pos >= in.length) {
-                            throw eof();
-                        }
-                        if (Character.digit(in[pos], 16) < 0) {
-                            throw invalid("in \\u hexadecimal character escape");
-                        }
-                    }
-                } else if ("\"\\/bfnrt".indexOf(e) < 0) {
-                    throw invalid("in string escape code");
-                }
+                scanEscape();
             }
             pos++;
         }
@@ -198,6 +181,28 @@ final class GoJson {
             return new String(in, start, end - start, StandardCharsets.UTF_8);
         }
         return unescape(start, end);
+    }
+
+    /** Checks the escape after a backslash at {@code pos}; leaves {@code pos} on its last character. */
+    private void scanEscape() throws SyntaxException {
+        pos++;
+        if (pos >= in.length) {
+            throw eof();
+        }
+        int e = in[pos];
+        if (e == 'u') {
+            for (int i = 0; i < 4; i++) {
+                pos++;
+                if (pos >= in.length) {
+                    throw eof();
+                }
+                if (Character.digit(in[pos], 16) < 0) {
+                    throw invalid("in \\u hexadecimal character escape");
+                }
+            }
+        } else if ("\"\\/bfnrt".indexOf(e) < 0) {
+            throw invalid("in string escape code");
+        }
     }
 
     private String unescape(int start, int end) {
@@ -322,18 +327,6 @@ final class GoJson {
     }
 
     private SyntaxException invalid(String context) {
-        return new SyntaxException("invalid character " + quoteChar(in[pos] & 0xff) + " " + context);
-    }
-
-    /** Go's quoteChar: the byte as a rune in single quotes, escaped as strconv.Quote would. */
-    static String quoteChar(int c) {
-        if (c == '\'') {
-            return "'\\''";
-        }
-        if (c == '"') {
-            return "'\"'";
-        }
-        String q = GoText.quote(String.valueOf((char) c));
-        return "'" + q.substring(1, q.length() - 1) + "'";
+        return new SyntaxException("invalid character " + GoText.quoteChar(in[pos] & 0xff) + " " + context);
     }
 }

@@ -50,4 +50,16 @@ final class GoText {
             || t == Character.PRIVATE_USE || t == Character.UNASSIGNED || t == Character.SPACE_SEPARATOR
             || t == Character.LINE_SEPARATOR || t == Character.PARAGRAPH_SEPARATOR);
     }
+
+    /** Go's quoteChar: the byte as a rune in single quotes, escaped as strconv.Quote would. */
+    static String quoteChar(int c) {
+        if (c == '\'') {
+            return "'\\''";
+        }
+        if (c == '"') {
+            return "'\"'";
+        }
+        String q = quote(String.valueOf((char) c));
+        return "'" + q.substring(1, q.length() - 1) + "'";
+    }
 }

@@ -76,9 +76,9 @@ class GoJsonTest {
 
     @Test
     void quoteCharMatchesGo() {
-        assertThat(GoJson.quoteChar('\'')).isEqualTo("'\\''");
-        assertThat(GoJson.quoteChar('"')).isEqualTo("'\"'");
-        assertThat(GoJson.quoteChar(1)).isEqualTo("'\\x01'");
-        assertThat(GoJson.quoteChar(0xe9)).isEqualTo("'é'");
+        assertThat(GoText.quoteChar('\'')).isEqualTo("'\\''");
+        assertThat(GoText.quoteChar('"')).isEqualTo("'\"'");
+        assertThat(GoText.quoteChar(1)).isEqualTo("'\\x01'");
+        assertThat(GoText.quoteChar(0xe9)).isEqualTo("'é'");
     }
 }

@@ -102,6 +102,23 @@ class ProtocolErrorsTest {
     }
 
     @Test
+    void unreadableStdinIsCode5() {
+        PluginHarness h = new PluginHarness(dir);
+        java.io.InputStream broken = new java.io.InputStream() {
+            @Override
+            public int read() throws java.io.IOException {
+                throw new java.io.IOException("read /dev/stdin: input/output error");
+            }
+        };
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream ps = new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8);
+        int exit = new FlannelPlugin(h.env, broken, ps, ps).run();
+        assertThat(exit).isEqualTo(1);
+        assertThat(out.toString(java.nio.charset.StandardCharsets.UTF_8)).isEqualTo(PluginHarness.error("1.1.0", 5,
+            "error reading from stdin: read /dev/stdin: input/output error", ""));
+    }
+
+    @Test
     void noCommandPrintsAboutTextOnStderrAndSucceeds() {
         PluginHarness.Outcome o = PluginHarness.runWith(Map.of(), "");
         assertThat(o.exit()).isZero();

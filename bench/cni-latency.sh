@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# CNI ADD/DEL latency: Debian's bridge plugin alone (a) beside our flannel plugin delegating to the
+# same bridge (b), interleaved in one run, in a throwaway node namespace (deleted on exit).
+# Prints the median per operation and the plugin's own cost, b - a.
+#
+#   bench/cni-latency.sh [N]             N ADD+DEL cycles per variant (default 30)
+#   VARIANTS=all bench/cni-latency.sh    also (c) bin/flannel's flags without the AppCDS archive, (d) plain
+#                                        `java -cp`, (e) AppCDS with C1 + SerialGC instead of -Xint + G1
+#
+# Needs root, iproute2 and /usr/lib/cni (containernetworking-plugins). Builds the plugin if needed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-30}
+VARIANTS=${VARIANTS:-ab}
+ROOT=$(pwd)
+[ "$(id -u)" = 0 ] || { echo "cni-latency: needs root" >&2; exit 1; }
+[ -x /usr/lib/cni/bridge ] || { echo "cni-latency: /usr/lib/cni/bridge missing (apt-get install containernetworking-plugins)" >&2; exit 1; }
+T=$ROOT/cni-flannel/target
+[ -f "$T/cni-flannel.jar" ] && [ -f "$T/flannel.jsa" ] || mvn -q -pl cni-flannel -am package -DskipTests >&2
+
+suffix=$(printf '%06x' $((RANDOM * 32768 + RANDOM)))
+NODE=bn$suffix POD=bp$suffix BR=bb$suffix
+work=$(mktemp -d)
+cleanup() { ip netns del "$POD" 2>/dev/null || true; ip netns del "$NODE" 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+ip netns add "$NODE"; ip netns add "$POD"
+ip -n "$NODE" link set lo up
+
+printf 'FLANNEL_NETWORK=10.244.0.0/16\nFLANNEL_SUBNET=10.244.1.1/24\nFLANNEL_MTU=1450\nFLANNEL_IPMASQ=true\n' > "$work/subnet.env"
+FLANNEL_CONF="{\"cniVersion\":\"0.3.1\",\"name\":\"cbr0\",\"type\":\"flannel\",\"delegate\":{\"bridge\":\"$BR\",\"hairpinMode\":true,\"isDefaultGateway\":true},\"ipam\":{\"dataDir\":\"$work/ipam\"},\"subnetFile\":\"$work/subnet.env\",\"dataDir\":\"$work/flannel\"}"
+# what flannel hands to bridge (checked below against the scratch file), so (a) does the same work
+BRIDGE_CONF="{\"bridge\":\"$BR\",\"cniVersion\":\"0.3.1\",\"hairpinMode\":true,\"ipMasq\":false,\"ipam\":{\"dataDir\":\"$work/ipam\",\"ranges\":[[{\"subnet\":\"10.244.1.0/24\"}]],\"routes\":[{\"dst\":\"10.244.0.0/16\"}],\"type\":\"host-local\"},\"isDefaultGateway\":true,\"isGateway\":true,\"mtu\":1450,\"name\":\"cbr0\",\"type\":\"bridge\"}"
+
+export CNI_CONTAINERID=bench$suffix CNI_NETNS=/run/netns/$POD CNI_IFNAME=eth0 CNI_PATH=/usr/lib/cni
+JAR=$T/cni-flannel.jar
+FAST="-Xint -XX:-UsePerfData -Xss512k"
+cmd_for() {
+  case $1 in
+    a) echo "/usr/lib/cni/bridge" ;;
+    b) echo "$ROOT/bin/flannel" ;;
+    c) echo "java $FAST -cp $JAR org.jflannel.cni.Main" ;;
+    d) echo "java -cp $JAR org.jflannel.cni.Main" ;;
+    e) echo "java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -Xshare:auto -XX:SharedArchiveFile=$T/flannel.jsa -cp $JAR org.jflannel.cni.Main" ;;
+  esac
+}
+conf_for() { if [ "$1" = a ]; then echo "$BRIDGE_CONF"; else echo "$FLANNEL_CONF"; fi; }
+list=(a b); [ "$VARIANTS" = all ] && list=(a b c d e)
+
+declare -A R C
+TIMEFORMAT='%3R %3U %3S'
+op() { # variant command -> appends wall and CPU (user+sys, all threads and children) in 0.1 ms units
+  local v=$1 c=$2 t
+  # shellcheck disable=SC2046
+  t=$( { time conf_for "$v" | CNI_COMMAND=$c ip netns exec "$NODE" $(cmd_for "$v") >"$work/out" 2>/dev/null; } 2>&1 ) \
+    || { echo "cni-latency: $v $c failed: $(cat "$work/out")" >&2; exit 1; }
+  read -r real user sys <<<"$t"
+  R[$v$c]+="$(awk -v r="$real" 'BEGIN{printf "%d", r*10000}') "
+  C[$v$c]+="$(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%d", (u+s)*10000}') "
+}
+op b ADD   # warm-up: creates the bridge, checks the delegate bytes
+[ "$(cat "$work/flannel/$CNI_CONTAINERID")" = "$BRIDGE_CONF" ] || { echo "cni-latency: delegate config differs from (a)'s" >&2; exit 1; }
+op b DEL
+R=(); C=()
+for _ in $(seq "$N"); do
+  for v in "${list[@]}"; do op "$v" ADD; op "$v" DEL; done
+done
+med() { printf '%s\n' $1 | sort -n | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]/10}'; }
+declare -A names=([a]="bridge alone" [b]="flannel -> bridge (bin/flannel)" [c]="flannel, no AppCDS" [d]="flannel, plain java -cp" [e]="flannel, AppCDS + C1 + SerialGC")
+echo "cni-latency: N=$N, $(nproc) cores, $(java -version 2>&1 | head -1), load $(cut -d' ' -f1-3 /proc/loadavg)"
+for v in "${list[@]}"; do
+  printf '  (%s) %-34s ADD %7s ms (cpu %6s)   DEL %7s ms (cpu %6s)\n' "$v" "${names[$v]}" \
+    "$(med "${R[${v}ADD]}")" "$(med "${C[${v}ADD]}")" "$(med "${R[${v}DEL]}")" "$(med "${C[${v}DEL]}")"
+done
+diff() { awk -v x="$(med "$1")" -v y="$(med "$2")" 'BEGIN{printf "%.1f", x-y}'; }
+for v in "${list[@]}"; do
+  [ "$v" = a ] && continue
+  echo "plugin cost ($v - a): ADD $(diff "${R[${v}ADD]}" "${R[aADD]}") ms/op, DEL $(diff "${R[${v}DEL]}" "${R[aDEL]}") ms/op" \
+    "(median wall; CPU ADD $(diff "${C[${v}ADD]}" "${C[aADD]}"), DEL $(diff "${C[${v}DEL]}" "${C[aDEL]}") ms)"
+done
