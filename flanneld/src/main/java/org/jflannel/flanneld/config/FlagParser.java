@@ -60,6 +60,31 @@ public final class FlagParser {
         }
         List<String> canonical = new ArrayList<>();
         Set<String> setOnCommandLine = new LinkedHashSet<>();
+        int[] next = {0};
+        Outcome early = commandLine(args, byName, canonical, setOnCommandLine, next, cl);
+        if (early != null) {
+            return early;
+        }
+        cl.parseArgs(canonical.toArray(String[]::new));
+        if (((FlagSpec) cl.getCommand()).version) {
+            return new Outcome.Version(version());
+        }
+        Outcome envError = environment(env, byName, setOnCommandLine, canonical);
+        if (envError != null) {
+            return envError;
+        }
+        CommandLine withEnv = newCommandLine();
+        withEnv.parseArgs(canonical.toArray(String[]::new));
+        return new Outcome.Run(((FlagSpec) withEnv.getCommand()).toOptions(), args.subList(next[0], args.size()));
+    }
+
+    /**
+     * Go's {@code FlagSet.Parse}: turns the flags into canonical {@code --name=value} tokens; stops at
+     * the first non-flag or {@code --} ({@code next[0]} is then the first ignored argument). Returns
+     * help or a failure, or null to go on.
+     */
+    private static Outcome commandLine(List<String> args, Map<String, OptionSpec> byName, List<String> canonical,
+                                       Set<String> seen, int[] next, CommandLine cl) {
         int i = 0;
         while (i < args.size()) {
             String s = args.get(i);
@@ -82,40 +107,34 @@ public final class FlagParser {
             }
             OptionSpec option = byName.get(name);
             if (option == null) {
-                if (name.equals("h") || name.equals("help")) {
-                    return new Outcome.Help(cl.getUsageMessage(CommandLine.Help.Ansi.OFF));
-                }
-                return new Outcome.Failure("flag provided but not defined: -" + name);
+                return name.equals("h") || name.equals("help")
+                        ? new Outcome.Help(cl.getUsageMessage(CommandLine.Help.Ansi.OFF))
+                        : new Outcome.Failure("flag provided but not defined: -" + name);
             }
             if (isBoolean(option)) {
-                if (value == null) {
-                    value = "true";
-                } else if (!valid(option, value)) {
-                    return new Outcome.Failure("invalid boolean value " + quote(value) + " for -" + name + ": parse error");
-                }
-            } else {
-                if (value == null && i < args.size()) {
-                    value = args.get(i++);
-                }
-                if (value == null) {
-                    return new Outcome.Failure("flag needs an argument: -" + name);
-                }
-                String error = conversionError(option, value);
-                if (error != null) {
-                    return new Outcome.Failure("invalid value " + quote(value) + " for flag -" + name + ": " + error);
-                }
+                value = value == null ? "true" : value; // a bare boolean never takes the next argument
+            } else if (value == null && i < args.size()) {
+                value = args.get(i++);
+            } else if (value == null) {
+                return new Outcome.Failure("flag needs an argument: -" + name);
+            }
+            String error = conversionError(option, value);
+            if (error != null) {
+                return new Outcome.Failure((isBoolean(option) ? "invalid boolean value " : "invalid value ") + quote(value)
+                        + (isBoolean(option) ? " for -" : " for flag -") + name + ": " + error);
             }
             canonical.add("--" + name + "=" + value);
-            setOnCommandLine.add(name);
+            seen.add(name);
         }
-        List<String> ignored = args.subList(i, args.size());
+        next[0] = i;
+        return null;
+    }
 
-        cl.parseArgs(canonical.toArray(String[]::new));
-        if (((FlagSpec) cl.getCommand()).version) {
-            return new Outcome.Version(version());
-        }
+    /** {@code FLANNELD_*} for the flags not set on the command line (never {@code --version}); empty values ignored. */
+    private static Outcome environment(Map<String, String> env, Map<String, OptionSpec> byName, Set<String> seen,
+                                       List<String> canonical) {
         for (Map.Entry<String, OptionSpec> e : byName.entrySet()) {
-            if (setOnCommandLine.contains(e.getKey()) || e.getKey().equals("version")) {
+            if (seen.contains(e.getKey()) || e.getKey().equals("version")) {
                 continue;
             }
             String variable = envName(e.getKey());
@@ -129,9 +148,7 @@ public final class FlagParser {
             }
             canonical.add("--" + e.getKey() + "=" + value);
         }
-        CommandLine withEnv = newCommandLine();
-        withEnv.parseArgs(canonical.toArray(String[]::new));
-        return new Outcome.Run(((FlagSpec) withEnv.getCommand()).toOptions(), ignored);
+        return null;
     }
 
     /** {@code FLANNELD_} + name in upper case with {@code -} → {@code _}. */
@@ -168,10 +185,6 @@ public final class FlagParser {
 
     private static boolean isBoolean(OptionSpec option) {
         return option.type() == boolean.class || option.type() == Boolean.class;
-    }
-
-    private static boolean valid(OptionSpec option, String value) {
-        return conversionError(option, value) == null;
     }
 
     /** Go's error text for a value this flag cannot take, or null. */

@@ -3,6 +3,7 @@ package org.jflannel.flanneld.daemon;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import org.jflannel.backend.vxlan.VxlanBackend;
+import org.jflannel.backend.vxlan.VxlanCounters;
 import org.jflannel.backend.vxlan.VxlanNetwork;
 import org.jflannel.core.Backend;
 import org.jflannel.core.ExternalInterface;
@@ -51,18 +52,25 @@ final class Backends {
     /** Copies a backend's own counters into the metrics before each scrape (as deltas). */
     static void bridgeMetrics(Network network, Metrics metrics) {
         if (network instanceof VxlanNetwork vxlan) {
-            long[] last = new long[3];
+            VxlanCounters.ErrorKind[] kinds = VxlanCounters.ErrorKind.values();
+            long[] last = new long[3 + kinds.length];
             metrics.addScrapeHook(() -> {
                 synchronized (last) {
-                    long p = vxlan.counters().entriesProgrammed();
-                    long r = vxlan.counters().entriesRemoved();
-                    long fix = vxlan.counters().repairs();
-                    metrics.addKernelEntriesProgrammed(p - last[0]);
-                    metrics.addKernelEntriesRemoved(r - last[1]);
-                    metrics.addRepairs("vxlan", fix - last[2]);
-                    last[0] = p;
-                    last[1] = r;
-                    last[2] = fix;
+                    VxlanCounters c = vxlan.counters();
+                    long[] now = new long[last.length];
+                    now[0] = c.entriesProgrammed();
+                    now[1] = c.entriesRemoved();
+                    now[2] = c.repairs();
+                    for (int i = 0; i < kinds.length; i++) {
+                        now[3 + i] = c.errors(kinds[i]);
+                    }
+                    metrics.addKernelEntriesProgrammed(now[0] - last[0]);
+                    metrics.addKernelEntriesRemoved(now[1] - last[1]);
+                    metrics.addRepairs("vxlan", now[2] - last[2]);
+                    for (int i = 0; i < kinds.length; i++) {
+                        metrics.addErrors("vxlan_" + kinds[i].name().toLowerCase(java.util.Locale.ROOT), now[3 + i] - last[3 + i]);
+                    }
+                    System.arraycopy(now, 0, last, 0, now.length);
                 }
             });
         }

@@ -64,14 +64,11 @@ final class LeaseLoop implements AutoCloseable {
 
     private void handle(List<LeaseEvent> batch, Network network, long receivedNanos) {
         try {
-            List<LeaseEvent> diff;
-            if (!snapshotSeen) {
-                snapshotSeen = true;
-                diff = watcher.reset(batch.stream().filter(e -> e.type() == LeaseEvent.Type.ADDED).map(LeaseEvent::lease).toList());
-                LOG.info("lease snapshot received leases={} changes={}", watcher.leases().size(), diff.size());
-            } else {
-                diff = watcher.update(batch);
-            }
+            boolean snapshot = !snapshotSeen;
+            snapshotSeen = true;
+            List<LeaseEvent> diff = snapshot
+                    ? watcher.reset(batch.stream().filter(e -> e.type() == LeaseEvent.Type.ADDED).map(LeaseEvent::lease).toList())
+                    : watcher.update(batch);
             if (!diff.isEmpty()) {
                 for (LeaseEvent e : diff) {
                     LOG.debug("lease {} lease={}", e.type() == LeaseEvent.Type.ADDED ? "added" : "removed", e.lease());
@@ -80,6 +77,10 @@ final class LeaseLoop implements AutoCloseable {
                 metrics.observeProgrammedSeconds((System.nanoTime() - receivedNanos) / 1e9);
             }
             metrics.setLeases(watcher.leases().size());
+            if (snapshot) {
+                LOG.info("lease snapshot programmed leases={} seconds={}", watcher.leases().size(),
+                        String.format("%.3f", (System.nanoTime() - receivedNanos) / 1e9));
+            }
         } catch (RuntimeException e) {
             metrics.error("apply");
             LOG.error("lease batch failed events={} error={}", batch.size(), e.toString());

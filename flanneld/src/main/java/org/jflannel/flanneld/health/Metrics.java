@@ -80,6 +80,12 @@ public final class Metrics {
         errors.labelValues(kind).inc();
     }
 
+    public void addErrors(String kind, long count) {
+        if (count > 0) {
+            errors.labelValues(kind).inc(count);
+        }
+    }
+
     /** Prometheus text format 0.0.4. */
     public void writeText(OutputStream out) throws IOException {
         scrapeHooks.forEach(Runnable::run);
