@@ -2,18 +2,14 @@ package org.jflannel.testsupport.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
-import org.jflannel.core.Ip4Net;
-import org.jflannel.testsupport.cluster.ClusterOptions.Mode;
 
 /**
  * A flannel cluster on one machine, made of network namespaces: a fabric namespace (bridge, and
@@ -34,8 +30,7 @@ public final class NetnsCluster implements AutoCloseable {
     private final List<Pod> pods = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Thread shutdownHook = new Thread(this::closeQuietly, "netns-cluster-cleanup");
-    private FabricEtcd etcd;
-    private KubeApi kubeApi;
+    private LeaseSource leaseSource;
 
     private NetnsCluster(ClusterOptions options, ClusterNames names, Path runDir) {
         this.options = options;
@@ -67,11 +62,10 @@ public final class NetnsCluster implements AutoCloseable {
         topology.build(options.nodes());
         progress("namespaces: fabric " + names.fabric() + " (bridge " + ClusterNames.fabricIp() + "/24), nodes "
                 + names.node(1) + (options.nodes() > 1 ? ".." + names.node(options.nodes()) : ""));
-        List<String> args = options.mode() == Mode.ETCD ? startEtcd() : startKubeApi();
+        leaseSource = LeaseSource.start(options, names, runDir, this::progress);
         for (int i = 1; i <= options.nodes(); i++) {
-            Map<String, String> env = options.mode() == Mode.KUBE ? Map.of("NODE_NAME", ClusterNames.nodeName(i)) : Map.of();
-            nodes.add(new ClusterNode(i, topology.node(i), runDir.resolve(ClusterNames.nodeName(i)), args, env,
-                    options.flanneldLauncher()));
+            nodes.add(new ClusterNode(i, topology.node(i), runDir.resolve(ClusterNames.nodeName(i)),
+                    leaseSource.flanneldArgs(), leaseSource.env(i), options.flanneldLauncher()));
         }
         for (ClusterNode n : nodes) {
             progress("flanneld " + n.name() + ": started pid=" + n.start().pid());
@@ -93,32 +87,6 @@ public final class NetnsCluster implements AutoCloseable {
                         + "mvn -B -q package -DskipTests -pl e2e -am");
             }
         }
-    }
-
-    private List<String> startEtcd() throws Exception {
-        etcd = FabricEtcd.start(names.fabric(), runDir.resolve("etcd"));
-        etcd.put(FabricEtcd.PREFIX + "/config", options.netConfJson());
-        progress("etcd: pid " + etcd.process().pid() + " at " + FabricEtcd.endpoint() + ", config "
-                + options.netConfJson());
-        return List.of("--etcd-endpoints=" + FabricEtcd.endpoint(), "--iface=" + ClusterNames.NODE_IFACE,
-                "--ip-masq", "--healthz-ip=127.0.0.1", "--healthz-port=" + ClusterNode.HEALTHZ_PORT);
-    }
-
-    private List<String> startKubeApi() throws Exception {
-        kubeApi = KubeApi.start(names.fabric(), runDir.resolve("kube-api"));
-        Path netConf = runDir.resolve("net-conf.json");
-        Files.writeString(netConf, options.netConfJson(), StandardCharsets.UTF_8);
-        progress("kube-api: mock API server pid " + kubeApi.process().pid() + " at http://"
-                + ClusterNames.fabricIp() + ":" + KubeApi.PORT);
-        Ip4Net network = Ip4Net.parse(options.network());
-        for (int i = 1; i <= options.nodes(); i++) {
-            String podCidr = network.subnet(24, i - 1).toString();
-            kubeApi.createNode(ClusterNames.nodeName(i), podCidr, ClusterNames.nodeIp(i));
-            progress("kube-api: Node " + ClusterNames.nodeName(i) + " created, podCIDR " + podCidr);
-        }
-        return List.of("--kube-subnet-mgr", "--kubeconfig-file=" + kubeApi.kubeconfig(),
-                "--net-config-path=" + netConf, "--iface=" + ClusterNames.NODE_IFACE, "--ip-masq",
-                "--healthz-ip=127.0.0.1", "--healthz-port=" + ClusterNode.HEALTHZ_PORT);
     }
 
     private void attachPods() throws Exception {
@@ -180,13 +148,7 @@ public final class NetnsCluster implements AutoCloseable {
 
     /** Every long-running process this run started: etcd or the mock API server, and each node's current flanneld. */
     public List<ManagedProcess> processes() {
-        List<ManagedProcess> out = new ArrayList<>();
-        if (etcd != null) {
-            out.add(etcd.process());
-        }
-        if (kubeApi != null) {
-            out.add(kubeApi.process());
-        }
+        List<ManagedProcess> out = leaseSource == null ? new ArrayList<>() : leaseSource.processes();
         nodes.forEach(n -> n.daemon().ifPresent(out::add));
         return out;
     }
@@ -261,17 +223,11 @@ public final class NetnsCluster implements AutoCloseable {
     }
 
     private FabricEtcd requireEtcd() {
-        if (etcd == null) {
-            throw new IllegalStateException("this cluster runs in " + options.mode() + " mode, not etcd");
-        }
-        return etcd;
+        return leaseSource.etcd();
     }
 
     private KubeApi requireKube() {
-        if (kubeApi == null) {
-            throw new IllegalStateException("this cluster runs in " + options.mode() + " mode, not kube");
-        }
-        return kubeApi;
+        return leaseSource.kube();
     }
 
     void progress(String line) {
@@ -303,11 +259,8 @@ public final class NetnsCluster implements AutoCloseable {
         for (ClusterNode n : nodes) {
             failure = attempt(failure, n::kill);
         }
-        if (kubeApi != null) {
-            failure = attempt(failure, kubeApi::close);
-        }
-        if (etcd != null) {
-            failure = attempt(failure, etcd::close);
+        if (leaseSource != null) {
+            failure = attempt(failure, leaseSource::close);
         }
         failure = attempt(failure, topology::close);
         failure = attempt(failure, () -> deleteTree(runDir));
