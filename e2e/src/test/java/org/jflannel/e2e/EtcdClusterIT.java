@@ -15,6 +15,7 @@ import org.jflannel.testsupport.cluster.NodeLease;
 import org.jflannel.testsupport.cluster.PingStats;
 import org.jflannel.testsupport.cluster.Pod;
 import org.jflannel.testsupport.cluster.Wait;
+import org.jflannel.testsupport.netns.NetnsPrivilege;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -42,6 +43,7 @@ class EtcdClusterIT {
 
     @BeforeAll
     void startCluster() throws Exception {
+        NetnsPrivilege.require(); // root; fails (never skips) under -Pintegration
         cluster = NetnsCluster.start(ClusterOptions.defaults().withProgress(l -> System.out.println("cluster: " + l)));
     }
 

@@ -17,6 +17,7 @@ import org.jflannel.testsupport.cluster.ManagedProcess;
 import org.jflannel.testsupport.cluster.NetnsCluster;
 import org.jflannel.testsupport.cluster.NodeLease;
 import org.jflannel.testsupport.cluster.Wait;
+import org.jflannel.testsupport.netns.NetnsPrivilege;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -42,6 +43,7 @@ class KubeClusterIT {
 
     @BeforeAll
     void startCluster() throws Exception {
+        NetnsPrivilege.require(); // root; fails (never skips) under -Pintegration
         cluster = NetnsCluster.start(ClusterOptions.defaults().withMode(Mode.KUBE)
                 .withProgress(l -> System.out.println("cluster: " + l)));
     }

@@ -12,6 +12,8 @@ import java.util.stream.Stream;
 import org.jflannel.testsupport.cluster.ClusterOptions;
 import org.jflannel.testsupport.cluster.ManagedProcess;
 import org.jflannel.testsupport.cluster.NetnsCluster;
+import org.jflannel.testsupport.netns.NetnsPrivilege;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,6 +22,11 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("e2e")
 class NetnsClusterCleanupIT {
     private static final Path NETNS = Path.of("/run/netns");
+
+    @BeforeEach
+    void privileged() {
+        NetnsPrivilege.require(); // root; fails (never skips) under -Pintegration
+    }
 
     @Test
     void closeKillsItsProcessesAndRemovesItsNamespacesAndRunDirectory(@TempDir Path runBase) throws Exception {
