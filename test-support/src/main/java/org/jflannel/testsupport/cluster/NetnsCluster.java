@@ -6,10 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.stream.Stream;
 
 /**
  * A flannel cluster on one machine, made of network namespaces: a fabric namespace (bridge, and
@@ -36,13 +34,15 @@ public final class NetnsCluster implements AutoCloseable {
         this.options = options;
         this.names = names;
         this.runDir = runDir;
-        this.topology = new Topology(names);
+        this.topology = new Topology(names, runDir);
     }
 
     /** Builds and starts the whole cluster; on any failure everything made so far is removed again. */
     public static NetnsCluster start(ClusterOptions options) throws Exception {
+        StaleRuns.sweep(options.runBase(), options.progress());
         ClusterNames names = ClusterNames.random();
         Path runDir = Files.createDirectories(options.runBase().resolve("jflannel-" + names.id()));
+        StaleRuns.claim(runDir);
         NetnsCluster c = new NetnsCluster(options, names, runDir);
         Runtime.getRuntime().addShutdownHook(c.shutdownHook);
         try {
@@ -263,7 +263,7 @@ public final class NetnsCluster implements AutoCloseable {
             failure = attempt(failure, leaseSource::close);
         }
         failure = attempt(failure, topology::close);
-        failure = attempt(failure, () -> deleteTree(runDir));
+        failure = attempt(failure, () -> StaleRuns.deleteTree(runDir));
         progress("cleaned up run " + names.id() + ": processes killed, namespaces and " + runDir + " removed");
         if (failure != null) {
             throw failure;
@@ -284,17 +284,6 @@ public final class NetnsCluster implements AutoCloseable {
             }
             failure.addSuppressed(e);
             return failure;
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
         }
     }
 }

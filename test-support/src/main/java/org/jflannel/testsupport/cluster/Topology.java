@@ -1,6 +1,7 @@
 package org.jflannel.testsupport.cluster;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -20,12 +21,15 @@ import org.jflannel.linuxnet.Sysctl;
  */
 final class Topology implements AutoCloseable {
     private final ClusterNames names;
+    private final Path runDir;
     private final List<NetNs> created = Collections.synchronizedList(new ArrayList<>());
     private NetNs fabric;
     private final List<NetNs> nodes = new ArrayList<>();
 
-    Topology(ClusterNames names) {
+    /** {@code runDir}: where each namespace is recorded before it is made, for {@link StaleRuns}. */
+    Topology(ClusterNames names, Path runDir) {
         this.names = names;
+        this.runDir = runDir;
     }
 
     /** Creates the fabric and {@code count} node namespaces, wired and addressed. */
@@ -101,6 +105,7 @@ final class Topology implements AutoCloseable {
     }
 
     private NetNs create(String name) throws IOException {
+        StaleRuns.recordNamespace(runDir, name);
         NetNs ns = NetNs.create(name);
         created.add(ns);
         return ns;
