@@ -75,8 +75,7 @@ class EtcdClusterIT {
     void routeDeletedByHandIsBackWithin15Seconds() throws Exception {
         ClusterNode node = cluster.node(1);
         NodeLease peer = cluster.node(2).lease();
-        node.deleteRoute(peer.subnet());
-        assertThat(node.entries().routesTo(peer.subnet())).as("route right after the deletion").isEmpty();
+        node.deleteRoute(peer.subnet()); // acknowledged by the kernel; the daemon may put it back at once
 
         Wait.until("route to " + peer.subnet() + " back on " + node.name(), Duration.ofSeconds(15),
                 () -> node.entries().routesTo(peer.subnet()).size() == 1);
