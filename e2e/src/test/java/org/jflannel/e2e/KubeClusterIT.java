@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.Set;
 import org.jflannel.testsupport.cluster.ClusterNode;
 import org.jflannel.testsupport.cluster.ClusterOptions;
 import org.jflannel.testsupport.cluster.ClusterOptions.Mode;
@@ -94,6 +95,29 @@ class KubeClusterIT {
 
     @Test
     @Order(3)
+    void daemonsStayWithinKubeFlannelsRbacAndPatchNodeStatusWithStrategicMerge() throws Exception {
+        JsonNode calls = cluster.kubeApiCalls();
+        List<JsonNode> resourceCalls = new java.util.ArrayList<>();
+        calls.forEach(c -> {
+            if (!c.path("resource").asText().isEmpty()) { // discovery and /version are not RBAC resources
+                resourceCalls.add(c);
+            }
+        });
+        // REFERENCE §10: pods get; nodes get, list, watch; nodes/status patch
+        Set<String> allowed = Set.of("get pods", "get nodes", "list nodes", "watch nodes", "patch nodes/status");
+        assertThat(resourceCalls).as("requests from the daemons").isNotEmpty()
+                .allSatisfy(c -> assertThat(c.path("verb").asText() + " " + c.path("resource").asText())
+                        .as("request %s", c).isIn(allowed));
+        List<JsonNode> patches = resourceCalls.stream().filter(c -> c.path("verb").asText().equals("patch")).toList();
+        assertThat(patches).extracting(c -> c.path("name").asText())
+                .as("each node patched its own status (annotations, then NetworkUnavailable)")
+                .contains("node1", "node2", "node3");
+        assertThat(patches).allSatisfy(c -> assertThat(c.path("contentType").asText())
+                .startsWith("application/strategic-merge-patch+json"));
+    }
+
+    @Test
+    @Order(4)
     void malformedNetConfMakesFlanneldExit1NamingTheField() throws Exception {
         ClusterNode node = cluster.node(3);
         assertThat(node.stop()).as("flanneld exit code after SIGTERM").isZero();
@@ -114,7 +138,7 @@ class KubeClusterIT {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void deletedNodeHasItsEntriesRemovedFromTheOthers() throws Exception {
         ClusterNode victim = cluster.node(3);
         NodeLease lease = victim.lease();

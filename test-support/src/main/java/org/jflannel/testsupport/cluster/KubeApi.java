@@ -84,6 +84,11 @@ final class KubeApi implements AutoCloseable {
         return JSON.readTree(ok(send("get-node " + name)));
     }
 
+    /** Every request the server received from others than the harness (flanneld), as JSON objects. */
+    JsonNode calls() throws IOException, InterruptedException {
+        return JSON.readTree(ok(send("calls")));
+    }
+
     void deleteNode(String name) throws IOException, InterruptedException {
         ok(send("delete-node " + name));
     }

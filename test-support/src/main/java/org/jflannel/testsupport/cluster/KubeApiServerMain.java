@@ -32,10 +32,13 @@ import org.jflannel.testsupport.kube.NodeAwareCrudDispatcher;
  * create-node NAME POD_CIDR INTERNAL_IP
  * get-node NAME
  * delete-node NAME
+ * calls            (every request but the harness's own: verb, RBAC resource, name, content type, user agent)
  * </pre>
  */
 public final class KubeApiServerMain {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** User-Agent of the harness's own client, so its requests can be told from flanneld's. */
+    static final String HARNESS_AGENT = "jflannel-harness";
 
     private KubeApiServerMain() {
     }
@@ -48,24 +51,25 @@ public final class KubeApiServerMain {
         }
         InetAddress host = InetAddress.getByName(args[0]);
         int port = Integer.parseInt(args[1]);
+        NodeAwareCrudDispatcher dispatcher = new NodeAwareCrudDispatcher();
         KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new NodeAwareCrudDispatcher(), false);
+                dispatcher, false);
         server.init(host, port);
         String url = "http://" + host.getHostAddress() + ":" + server.getPort();
-        Config config = new ConfigBuilder(Config.empty()).withMasterUrl(url).build();
+        Config config = new ConfigBuilder(Config.empty()).withMasterUrl(url).withUserAgent(HARNESS_AGENT).build();
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build()) {
             out.println("ready " + url);
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             for (String line = in.readLine(); line != null; line = in.readLine()) {
-                out.println(answer(client, line.strip()));
+                out.println(answer(client, dispatcher, line.strip()));
             }
         } finally {
             server.destroy();
         }
     }
 
-    static String answer(KubernetesClient client, String line) {
+    static String answer(KubernetesClient client, NodeAwareCrudDispatcher dispatcher, String line) {
         List<String> words = List.of(line.split("\\s+"));
         try {
             return switch (words.get(0)) {
@@ -79,6 +83,7 @@ public final class KubeApiServerMain {
                     client.nodes().withName(words.get(1)).delete();
                     yield "ok";
                 }
+                case "calls" -> "ok " + JSON.writeValueAsString(calls(dispatcher));
                 default -> "err unknown command: " + words.get(0);
             };
         } catch (IndexOutOfBoundsException e) {
@@ -86,6 +91,13 @@ public final class KubeApiServerMain {
         } catch (Exception e) {
             return "err " + String.valueOf(e.getMessage()).replace('\n', ' ');
         }
+    }
+
+    private static List<Map<String, String>> calls(NodeAwareCrudDispatcher dispatcher) {
+        return dispatcher.calls().stream().filter(c -> !c.userAgent().startsWith(HARNESS_AGENT))
+                .map(c -> Map.of("verb", c.verb(), "resource", c.rbacResource(), "name", c.name(),
+                        "contentType", c.contentType(), "userAgent", c.userAgent()))
+                .toList();
     }
 
     /** A Node as kubelet registers it and the node-ipam controller completes it: podCIDR(s), InternalIP, Ready. */

@@ -212,6 +212,15 @@ public final class NetnsCluster implements AutoCloseable {
         return requireKube().getNode(name);
     }
 
+    /**
+     * Every request the mock API server received from the daemons (kube mode), each an object with
+     * {@code verb}, {@code resource} (as RBAC names it: {@code nodes/status}), {@code name},
+     * {@code contentType}, {@code userAgent}.
+     */
+    public JsonNode kubeApiCalls() throws IOException, InterruptedException {
+        return requireKube().calls();
+    }
+
     /** Deletes a Node object (kube mode), as {@code kubectl delete node} would. */
     public void deleteKubeNode(String name) throws IOException, InterruptedException {
         requireKube().deleteNode(name);
