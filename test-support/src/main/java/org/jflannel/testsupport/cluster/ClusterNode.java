@@ -167,12 +167,12 @@ public final class ClusterNode {
 
     /** This node's lease from its subnet.env ({@code FLANNEL_SUBNET}, {@code FLANNEL_MTU}). */
     public NodeLease lease() throws IOException {
-        Map<String, String> env = readSubnetEnv();
-        String subnet = env.get("FLANNEL_SUBNET");
+        Map<String, String> vars = readSubnetEnv();
+        String subnet = vars.get("FLANNEL_SUBNET");
         if (subnet == null) {
-            throw new IOException(subnetFile() + " has no FLANNEL_SUBNET: " + env);
+            throw new IOException(subnetFile() + " has no FLANNEL_SUBNET: " + vars);
         }
-        return new NodeLease(name(), subnet, publicIp(), Integer.parseInt(env.getOrDefault("FLANNEL_MTU", "0")));
+        return new NodeLease(name(), subnet, publicIp(), Integer.parseInt(vars.getOrDefault("FLANNEL_MTU", "0")));
     }
 
     public Map<String, String> readSubnetEnv() throws IOException {
