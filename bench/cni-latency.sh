@@ -7,6 +7,8 @@
 #   VARIANTS=all bench/cni-latency.sh    also (c) bin/flannel's flags without the AppCDS archive, (d) plain
 #                                        `java -cp`, (e) AppCDS with C1 + SerialGC instead of -Xint + G1
 #
+# On a shared, busy machine run it as `chrt -f 10 bench/cni-latency.sh` (SCHED_FIFO) to approximate
+# a quiet one; CPU times are printed too and depend little on the load.
 # Needs root, iproute2 and /usr/lib/cni (containernetworking-plugins). Builds the plugin if needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."

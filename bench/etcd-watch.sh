@@ -7,4 +7,4 @@ cd "$(dirname "$0")/.."
 mvn -B -q -o -Dstyle.color=never -pl subnet -am test-compile dependency:build-classpath \
     -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test >/dev/null
 CP="subnet/target/test-classes:subnet/target/classes:$(cat subnet/target/bench.classpath)"
-exec java ${JAVA_OPTS:-} -Dlogback.configurationFile=bench/logback-quiet.xml -cp "$CP" org.jflannel.subnet.etcd.EtcdWatchBench "${1:-2000}"
+exec java ${JAVA_OPTS:-} -Dlogback.configurationFile=bench/etcd-watch-logback.xml -cp "$CP" org.jflannel.subnet.etcd.EtcdWatchBench "${1:-2000}"

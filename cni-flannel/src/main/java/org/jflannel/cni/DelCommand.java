@@ -1,6 +1,5 @@
 package org.jflannel.cni;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
 
@@ -63,10 +62,6 @@ final class DelCommand implements Command {
                 throw CniException.internal(d.error());
             }
             return type;
-        }
-
-        static String text(byte[] bytes) {
-            return new String(bytes, StandardCharsets.UTF_8);
         }
     }
 }

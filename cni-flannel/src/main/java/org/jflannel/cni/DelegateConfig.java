@@ -42,11 +42,11 @@ final class DelegateConfig {
             d.put("runtimeConfig", conf.runtimeConfig());
         }
         d.put("name", conf.name());
-        d.putIfAbsent("type", "bridge");
-        d.putIfAbsent("ipMasq", !env.ipMasq()); // flannel masquerades itself when FLANNEL_IPMASQ=true
-        d.putIfAbsent("mtu", GoNumber.of(env.mtu()));
+        putIfMissing(d, "type", "bridge");
+        putIfMissing(d, "ipMasq", !env.ipMasq()); // flannel masquerades itself when FLANNEL_IPMASQ=true
+        putIfMissing(d, "mtu", GoNumber.of(env.mtu()));
         if ("bridge".equals(d.get("type"))) {
-            d.putIfAbsent("isGateway", Boolean.TRUE);
+            putIfMissing(d, "isGateway", Boolean.TRUE);
         }
         if (!conf.cniVersion().isEmpty()) {
             d.put("cniVersion", conf.cniVersion());
@@ -55,9 +55,16 @@ final class DelegateConfig {
         return d;
     }
 
+    /** Go's {@code if !hasKey(m, k)}: a key present with a null value counts as present (unlike putIfAbsent). */
+    private static void putIfMissing(Map<String, Object> m, String key, Object value) {
+        if (!m.containsKey(key)) {
+            m.put(key, value);
+        }
+    }
+
     private static Map<String, Object> ipam(FlannelNetConf conf, CniSubnetEnv env) throws CniException {
         Map<String, Object> ipam = conf.ipam() == null ? new LinkedHashMap<>() : new LinkedHashMap<>(conf.ipam());
-        ipam.putIfAbsent("type", "host-local");
+        putIfMissing(ipam, "type", "host-local");
         List<Object> ranges = new ArrayList<>();
         if (env.subnet() != null) {
             ranges.add(List.of(Map.of("subnet", env.subnet())));

@@ -8,7 +8,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -197,9 +196,5 @@ final class DelegateExec {
             }
             return new CniException(code, msg, details);
         }
-    }
-
-    static List<String> splitPath(String cniPath) {
-        return cniPath.isEmpty() ? new ArrayList<>() : List.of(cniPath.split(":", -1));
     }
 }

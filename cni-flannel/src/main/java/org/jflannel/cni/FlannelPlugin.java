@@ -3,7 +3,6 @@ package org.jflannel.cni;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -192,13 +191,5 @@ public final class FlannelPlugin {
         stderr.println("CNI Plugin flannel version " + BuildInfo.version() + " (linux/" + BuildInfo.arch() + ") commit " + BuildInfo.commit());
         stderr.println("CNI protocol versions supported: " + String.join(", ", Protocol.SUPPORTED));
         stderr.flush();
-    }
-
-    String requestVersion() {
-        return requestVersion;
-    }
-
-    static String text(byte[] b) {
-        return new String(b, StandardCharsets.UTF_8);
     }
 }

@@ -105,6 +105,12 @@ class AddCommandTest {
     }
 
     @Test
+    void nullDelegateValuesCountAsPresentAsInGo() throws Exception {
+        h.run("ADD", h.config("\"delegate\":{\"ipMasq\":null,\"mtu\":null,\"isGateway\":null},\"ipam\":{\"type\":null}"));
+        assertThat(delegateStdin()).contains("\"ipMasq\":null", "\"mtu\":null", "\"isGateway\":null", "\"type\":null");
+    }
+
+    @Test
     void runtimeConfigOverwritesTheDelegatesOwn() throws Exception {
         h.run("ADD", h.config("\"runtimeConfig\":{\"portMappings\":[{\"hostPort\":8080}]},\"delegate\":{\"runtimeConfig\":{\"x\":1}}"));
         assertThat(delegateStdin()).contains("\"runtimeConfig\":{\"portMappings\":[{\"hostPort\":8080}]}");

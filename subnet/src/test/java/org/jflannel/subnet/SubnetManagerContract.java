@@ -15,6 +15,7 @@ import java.util.function.Predicate;
 import org.jflannel.core.Lease;
 import org.jflannel.core.LeaseAttrs;
 import org.jflannel.core.LeaseEvent;
+import org.jflannel.core.LeaseWatcher;
 import org.jflannel.core.SubnetManager;
 import org.jflannel.core.Subscription;
 import org.junit.jupiter.api.AfterEach;
@@ -144,6 +145,28 @@ public abstract class SubnetManagerContract {
                 .allMatch(e -> OWN_IP.equals(e.lease().attrs().publicIp()));
         assertThat(rec.events()).filteredOn(e -> !e.lease().sameSubnets(own))
                 .noneMatch(e -> OWN_IP.equals(e.lease().attrs().publicIp()));
+    }
+
+    @Test
+    void ownLeaseIsFilteredByTheLeaseWatcherEvenWhenItChanges() throws Exception {
+        SubnetManager m = manager(OWN_NODE, OWN_IP);
+        Lease own = m.acquireLease(ownAttrs("0e:00:00:00:00:01"));
+        Recorder rec = watch(m);
+        rec.awaitBatches(1);
+        m.acquireLease(ownAttrs("0e:00:00:00:00:02")); // the own lease is re-published with a new MAC
+        // the SPI lets a manager include the own lease (etcd) or leave it out (kube); either way the
+        // peer put after the re-publish arrives after any own-lease event
+        Lease peer = store.putPeer("node-e", ip("192.0.2.25"), vxlanData("0e:00:00:00:00:26"));
+        rec.await(e -> e.lease().sameSubnets(peer));
+
+        // what the daemon does with the stream: the first batch resets the view, later ones update it
+        LeaseWatcher watcher = new LeaseWatcher(own);
+        List<List<LeaseEvent>> batches = rec.awaitBatches(1);
+        List<LeaseEvent> out = new ArrayList<>(watcher.reset(batches.get(0).stream().map(LeaseEvent::lease).toList()));
+        batches.subList(1, batches.size()).forEach(b -> out.addAll(watcher.update(b)));
+
+        assertThat(out).noneMatch(e -> e.lease().sameSubnets(own));
+        assertThat(out).anyMatch(e -> e.type() == LeaseEvent.Type.ADDED && e.lease().sameSubnets(peer));
     }
 
     @Test
