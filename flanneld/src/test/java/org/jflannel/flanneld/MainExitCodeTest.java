@@ -40,6 +40,30 @@ class MainExitCodeTest {
     }
 
     @Test
+    void sigtermWhileTheConfigIsRetriedExits0AndReadyzStays503(@TempDir Path dir) throws Exception {
+        int port;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = free.getLocalPort();
+        }
+        // etcd mode against a port nobody listens on: the config is retried every second, nothing else happens
+        try (DaemonProcess p = DaemonProcess.start(List.of(), Map.of(), "--etcd-endpoints=http://127.0.0.1:9",
+                "--subnet-file=" + dir.resolve("subnet.env"), "--healthz-ip=127.0.0.1", "--healthz-port=" + port)) {
+            assertThat(p.awaitStderr(s -> s.contains("Couldn't fetch network config"), EXIT)).as("%s", p.stderr()).isTrue();
+            java.net.HttpURLConnection c = (java.net.HttpURLConnection)
+                    new java.net.URL("http://127.0.0.1:" + port + "/readyz").openConnection();
+            c.setConnectTimeout(5000);
+            c.setReadTimeout(5000);
+            assertThat(c.getResponseCode()).isEqualTo(503);
+            assertThat(new String(c.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8))
+                    .isEqualTo("flanneld is not ready yet");
+            p.terminate();
+            assertThat(p.waitFor(EXIT)).isZero();
+            assertThat(p.stderr()).contains("Exiting cleanly...");
+            assertThat(dir.resolve("subnet.env")).doesNotExist();
+        }
+    }
+
+    @Test
     void unknownFlagExits1WithAUsageHint() throws Exception {
         try (DaemonProcess p = DaemonProcess.start(List.of(), Map.of(), "--no-such-flag")) {
             assertThat(p.waitFor(EXIT)).isEqualTo(1);

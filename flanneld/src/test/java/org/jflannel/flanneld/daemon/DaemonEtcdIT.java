@@ -82,6 +82,30 @@ class DaemonEtcdIT {
         }
     }
 
+    @Test
+    void deletingTheOwnLeaseStopsTheDaemonWithExit0(@TempDir Path dir) throws Exception {
+        try (ThrowawayNs ns = ThrowawayNs.create("fdr")) {
+            ns.exec("ip", "link", "add", "ext0", "type", "veth", "peer", "name", "ext0p");
+            ns.exec("ip", "addr", "add", "192.0.2.10/24", "dev", "ext0");
+            ns.exec("ip", "link", "set", "ext0p", "up");
+            ns.exec("ip", "link", "set", "ext0", "up");
+            ns.exec("ip", "route", "add", "default", "via", "192.0.2.1");
+            try (NsEtcd etcd = NsEtcd.start(ns)) {
+                etcd.put("/coreos.com/network/config", "{\"Network\": \"10.244.0.0/16\", \"Backend\": {\"Type\": \"vxlan\"}}");
+                Path subnetFile = dir.resolve("subnet.env");
+                try (DaemonProcess d = DaemonProcess.start(ns.execPrefix(), Map.of(), "--etcd-endpoints=" + NsEtcd.ENDPOINT,
+                        "--subnet-file=" + subnetFile)) {
+                    assertThat(d.awaitStderr(s -> s.contains("lease snapshot programmed"), WAIT)).as("%s", d.stderr()).isTrue();
+                    String own = Files.readAllLines(subnetFile).stream().filter(l -> l.startsWith("FLANNEL_SUBNET="))
+                            .findFirst().orElseThrow().replaceAll("FLANNEL_SUBNET=(\\d+\\.\\d+\\.\\d+)\\.1/(\\d+)", "$1.0-$2");
+                    etcd.delete("/coreos.com/network/subnets/" + own);
+                    assertThat(d.waitFor(WAIT)).isZero();
+                    assertThat(d.stderr()).contains("Lease has been revoked. Shutting down daemon.", "Exiting cleanly...");
+                }
+            }
+        }
+    }
+
     /** HTTP inside the namespace: a plain connection opened on the namespace's thread. */
     private static String get(ThrowawayNs ns, String path) throws Exception {
         return ns.netns().call(() -> {
