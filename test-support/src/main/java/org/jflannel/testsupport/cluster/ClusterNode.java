@@ -1,0 +1,245 @@
+package org.jflannel.testsupport.cluster;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.jflannel.core.MacAddress;
+import org.jflannel.linuxnet.FdbEntry;
+import org.jflannel.linuxnet.IpPrefix;
+import org.jflannel.linuxnet.Link;
+import org.jflannel.linuxnet.Neighbour;
+import org.jflannel.linuxnet.NetNs;
+import org.jflannel.linuxnet.Route;
+import org.jflannel.linuxnet.RtNetlink;
+
+/**
+ * One node of the cluster: its namespace, its directory in the run directory ({@code subnet.env},
+ * {@code flanneld.log}, CNI state), and its {@code flanneld} process, started as
+ * {@code ip netns exec <ns> bin/flanneld ...} and ended only by its PID. Also the node-side test
+ * helpers: its lease, its kernel entries on {@code flannel.1}, and hand edits of those entries.
+ */
+public final class ClusterNode {
+    public static final String VXLAN_DEVICE = "flannel.1";
+    static final int HEALTHZ_PORT = 8081;
+    private static final Duration READY_WITHIN = Duration.ofSeconds(90);
+
+    private final int index;
+    private final NetNs ns;
+    private final Path dir;
+    private final List<String> baseCommand;
+    private final Map<String, String> env;
+    private ManagedProcess daemon;
+    private long logOffset;
+    private int starts;
+
+    ClusterNode(int index, NetNs ns, Path dir, List<String> flanneldArgs, Map<String, String> env,
+                Path launcher) {
+        this.index = index;
+        this.ns = ns;
+        this.dir = dir;
+        this.env = Map.copyOf(env);
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns.name(), launcher.toString()));
+        cmd.addAll(flanneldArgs);
+        cmd.add("--subnet-file=" + dir.resolve("subnet.env"));
+        this.baseCommand = List.copyOf(cmd);
+    }
+
+    public int index() {
+        return index;
+    }
+
+    /** Node name ({@code node1}, ...), as the Kubernetes API and the run directory know it. */
+    public String name() {
+        return ClusterNames.nodeName(index);
+    }
+
+    public String namespace() {
+        return ns.name();
+    }
+
+    NetNs ns() {
+        return ns;
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    public Path subnetFile() {
+        return dir.resolve("subnet.env");
+    }
+
+    public Path log() {
+        return dir.resolve("flanneld.log");
+    }
+
+    public InetAddress publicIp() {
+        return Inet.parse(ClusterNames.nodeIp(index));
+    }
+
+    /** The running (or last) flanneld process; empty before the first start. */
+    public Optional<ManagedProcess> daemon() {
+        return Optional.ofNullable(daemon);
+    }
+
+    /** The command line flanneld is started with (for the demo's explore hints and reports). */
+    public List<String> command() {
+        return baseCommand;
+    }
+
+    /**
+     * Starts flanneld (it must not be running). Each of {@code extraArgs} ({@code --name=value})
+     * replaces the usual flag of that name, or is appended when there is none.
+     */
+    public synchronized ManagedProcess start(String... extraArgs) throws IOException {
+        if (daemon != null && daemon.isAlive()) {
+            throw new IllegalStateException("flanneld on " + name() + " is still running: " + daemon);
+        }
+        Files.createDirectories(dir);
+        logOffset = Files.exists(log()) ? Files.size(log()) : 0;
+        starts++;
+        List<String> cmd = withFlags(baseCommand, List.of(extraArgs));
+        Files.writeString(log(), "=== jflannel harness: start " + starts + ": " + String.join(" ", cmd) + "\n",
+                StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+        daemon = ManagedProcess.start("flanneld@" + name(), cmd, env, log());
+        return daemon;
+    }
+
+    static List<String> withFlags(List<String> base, List<String> extra) {
+        List<String> cmd = new ArrayList<>(base);
+        for (String flag : extra) {
+            String name = flag.contains("=") ? flag.substring(0, flag.indexOf('=') + 1) : flag;
+            int at = -1;
+            for (int i = 0; i < cmd.size(); i++) {
+                if (cmd.get(i).equals(flag) || name.endsWith("=") && cmd.get(i).startsWith(name)) {
+                    at = i;
+                }
+            }
+            if (at >= 0) {
+                cmd.set(at, flag);
+            } else {
+                cmd.add(flag);
+            }
+        }
+        return cmd;
+    }
+
+    /** Waits until flanneld wrote subnet.env and answers {@code /readyz} with 200; fails fast if it died. */
+    public NodeLease awaitReady() throws Exception {
+        ManagedProcess d = daemon;
+        Wait.until("flanneld ready on " + name(), READY_WITHIN, () -> {
+            if (!d.isAlive()) {
+                throw new Wait.Abort("flanneld on " + name() + " exited " + d.exitCode().orElse(-1)
+                        + "; log tail:\n" + d.logTail(30));
+            }
+            return Files.exists(subnetFile())
+                    && NsHttp.get(ns, "127.0.0.1", HEALTHZ_PORT, "/readyz").status() == 200;
+        });
+        return lease();
+    }
+
+    /** SIGKILL: the daemon gets no chance to clean up (a crash). */
+    public void kill() throws InterruptedException {
+        if (daemon != null) {
+            daemon.kill();
+        }
+    }
+
+    /** SIGTERM (then SIGKILL after 10 s); returns the exit code, or -1 when it was not running. */
+    public int stop() throws InterruptedException {
+        return daemon == null ? -1 : daemon.terminate();
+    }
+
+    /** What flanneld logged since its last start. */
+    public String logSinceStart() throws IOException {
+        byte[] all = Files.exists(log()) ? Files.readAllBytes(log()) : new byte[0];
+        int from = (int) Math.min(logOffset, all.length);
+        return new String(all, from, all.length - from, StandardCharsets.UTF_8);
+    }
+
+    /** This node's lease from its subnet.env ({@code FLANNEL_SUBNET}, {@code FLANNEL_MTU}). */
+    public NodeLease lease() throws IOException {
+        Map<String, String> vars = readSubnetEnv();
+        String subnet = vars.get("FLANNEL_SUBNET");
+        if (subnet == null) {
+            throw new IOException(subnetFile() + " has no FLANNEL_SUBNET: " + vars);
+        }
+        return new NodeLease(name(), subnet, publicIp(), Integer.parseInt(vars.getOrDefault("FLANNEL_MTU", "0")));
+    }
+
+    public Map<String, String> readSubnetEnv() throws IOException {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(subnetFile(), StandardCharsets.UTF_8)) {
+            int eq = line.indexOf('=');
+            if (eq > 0) {
+                out.put(line.substring(0, eq), line.substring(eq + 1));
+            }
+        }
+        return out;
+    }
+
+    /** The device, neighbours, FDB entries and main-table routes on {@code flannel.1}, dumped now. */
+    public FlannelEntries entries() throws Exception {
+        return ns.call(() -> {
+            try (RtNetlink nl = RtNetlink.open()) {
+                Optional<Link> link = nl.link(VXLAN_DEVICE);
+                if (link.isEmpty()) {
+                    return FlannelEntries.absent();
+                }
+                int i = link.get().index();
+                return new FlannelEntries(link.get(), nl.neighbours(i), nl.fdb(i), nl.routesOf(i));
+            }
+        });
+    }
+
+    /** Deletes the route to {@code subnet} on {@code flannel.1} by hand, as an operator's mistake would. */
+    public void deleteRoute(String subnet) throws Exception {
+        FlannelEntries e = entries();
+        List<Route> routes = e.routesTo(subnet);
+        if (routes.isEmpty()) {
+            throw new IllegalStateException("no route to " + subnet + " on " + name() + ": " + e);
+        }
+        ns.run(() -> {
+            try (RtNetlink nl = RtNetlink.open()) {
+                for (Route r : routes) {
+                    nl.deleteRoute(r);
+                }
+            }
+        });
+    }
+
+    /** Deletes the {@code flannel.1} device by hand. */
+    public void deleteVxlanDevice() throws Exception {
+        ns.run(() -> {
+            try (RtNetlink nl = RtNetlink.open()) {
+                nl.deleteLink(VXLAN_DEVICE);
+            }
+        });
+    }
+
+    /** Plants the three entries of a peer that does not exist (as if left over from a removed node). */
+    public void plantPeerEntries(String subnet, InetAddress publicIp, MacAddress mac) throws Exception {
+        IpPrefix dst = IpPrefix.parse(subnet);
+        ns.run(() -> {
+            try (RtNetlink nl = RtNetlink.open()) {
+                int i = Topology.index(nl, VXLAN_DEVICE);
+                nl.replaceNeighbour(Neighbour.permanent(i, dst.address(), mac));
+                nl.replaceFdb(new FdbEntry(i, mac, publicIp));
+                nl.replaceRoute(Route.onlink(dst, dst.address(), i));
+            }
+        });
+    }
+
+    @Override
+    public String toString() {
+        return name() + " ns=" + namespace() + " ip=" + ClusterNames.nodeIp(index);
+    }
+}

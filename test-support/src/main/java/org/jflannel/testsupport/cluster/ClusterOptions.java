@@ -1,0 +1,111 @@
+package org.jflannel.testsupport.cluster;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * What a {@link NetnsCluster} looks like: how many nodes and pods, which lease source (a real etcd
+ * or the Kubernetes mock API server), which backend, the cluster network, where the project's
+ * launchers ({@code bin/flanneld}, {@code bin/flannel}) are, and who hears the progress lines.
+ */
+public record ClusterOptions(int nodes, int podsPerNode, Mode mode, String backend, String network,
+                             Path projectRoot, Path runBase, Consumer<String> progress) {
+
+    public static final int MAX_NODES = 50;
+
+    /** Where leases come from. */
+    public enum Mode {
+        /** flanneld in etcd mode against a real etcd in the fabric namespace. */
+        ETCD,
+        /** flanneld with {@code --kube-subnet-mgr} against the Kubernetes mock API server process. */
+        KUBE;
+
+        /** Parses {@code etcd} or {@code kube}, naming the option on error. */
+        public static Mode parse(String text) {
+            return switch (text.toLowerCase(java.util.Locale.ROOT)) {
+                case "etcd" -> ETCD;
+                case "kube", "kubernetes" -> KUBE;
+                default -> throw new IllegalArgumentException("--mode: expected etcd or kube, got \"" + text + "\"");
+            };
+        }
+    }
+
+    public ClusterOptions {
+        if (nodes < 1 || nodes > MAX_NODES) {
+            throw new IllegalArgumentException("--nodes: expected 1.." + MAX_NODES + ", got " + nodes);
+        }
+        if (podsPerNode < 0 || podsPerNode > 9) {
+            throw new IllegalArgumentException("pods per node: expected 0..9, got " + podsPerNode);
+        }
+        Objects.requireNonNull(mode, "mode");
+        Objects.requireNonNull(backend, "backend");
+        Objects.requireNonNull(network, "network");
+        Objects.requireNonNull(projectRoot, "projectRoot");
+        Objects.requireNonNull(runBase, "runBase");
+        progress = progress == null ? line -> { } : progress;
+    }
+
+    /** Three nodes, two pods each, etcd mode, vxlan, 10.244.0.0/16; project root from {@link #findProjectRoot()}. */
+    public static ClusterOptions defaults() {
+        return new ClusterOptions(3, 2, Mode.ETCD, "vxlan", "10.244.0.0/16", findProjectRoot(),
+                Path.of(System.getProperty("java.io.tmpdir")), null);
+    }
+
+    public ClusterOptions withNodes(int n) {
+        return new ClusterOptions(n, podsPerNode, mode, backend, network, projectRoot, runBase, progress);
+    }
+
+    public ClusterOptions withPodsPerNode(int n) {
+        return new ClusterOptions(nodes, n, mode, backend, network, projectRoot, runBase, progress);
+    }
+
+    public ClusterOptions withMode(Mode m) {
+        return new ClusterOptions(nodes, podsPerNode, m, backend, network, projectRoot, runBase, progress);
+    }
+
+    public ClusterOptions withBackend(String b) {
+        return new ClusterOptions(nodes, podsPerNode, mode, b, network, projectRoot, runBase, progress);
+    }
+
+    public ClusterOptions withRunBase(Path dir) {
+        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, projectRoot, dir, progress);
+    }
+
+    public ClusterOptions withProgress(Consumer<String> p) {
+        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, projectRoot, runBase, p);
+    }
+
+    /** {@code net-conf.json} for this cluster. */
+    public String netConfJson() {
+        return "{\"Network\":\"" + network + "\",\"EnableNFTables\":false,\"Backend\":{\"Type\":\"" + backend + "\"}}";
+    }
+
+    public Path flanneldLauncher() {
+        return projectRoot.resolve("bin/flanneld");
+    }
+
+    public Path cniLauncher() {
+        return projectRoot.resolve("bin/flannel");
+    }
+
+    /**
+     * The project root: system property {@code jflannel.root}, else the first directory upward from
+     * the working directory that holds {@code bin/flanneld} next to a {@code pom.xml}.
+     */
+    public static Path findProjectRoot() {
+        String prop = System.getProperty("jflannel.root");
+        if (prop != null && !prop.isBlank()) {
+            return Path.of(prop).toAbsolutePath().normalize();
+        }
+        Path dir = Path.of("").toAbsolutePath();
+        for (int i = 0; i < 6 && dir != null; i++, dir = dir.getParent()) {
+            if (Files.exists(dir.resolve("bin/setup")) && Files.exists(dir.resolve("pom.xml"))) {
+                return dir;
+            }
+        }
+        throw new IllegalStateException("cannot find the jflannel project root above "
+                + Path.of("").toAbsolutePath() + "; set -Djflannel.root=<dir>");
+    }
+}

@@ -1,0 +1,135 @@
+package org.jflannel.testsupport.cluster;
+
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import org.jflannel.testsupport.cluster.ClusterOptions.Mode;
+
+/**
+ * The local multi-node demo (README command 1, run through {@code bin/demo}): starts a
+ * {@link NetnsCluster}, prints each node's lease and the pod-to-pod ping matrix, and removes
+ * everything again, at once or, with {@code --keep}, on Ctrl-C. Exit code 0 only when every pod
+ * reached every other pod.
+ */
+public final class Demo {
+    static final String USAGE = """
+            usage: bin/demo [--nodes N] [--mode etcd|kube] [--backend vxlan|udp] [--keep]
+              --nodes N     nodes (network namespaces), default 3, at most %d
+              --mode M      lease source: etcd (a real etcd, default) or kube (Kubernetes mock API server)
+              --backend B   data plane: vxlan (default) or udp
+              --keep        keep the cluster up for exploration until Ctrl-C
+            """.formatted(ClusterOptions.MAX_NODES);
+
+    private final PrintStream out;
+    private final long started = System.nanoTime();
+
+    private Demo(PrintStream out) {
+        this.out = out;
+    }
+
+    public static void main(String[] args) throws Exception {
+        PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        ClusterOptions options;
+        boolean keep;
+        try {
+            DemoArgs parsed = DemoArgs.parse(List.of(args));
+            if (parsed.help()) {
+                out.print(USAGE);
+                return;
+            }
+            options = parsed.options();
+            keep = parsed.keep();
+            requireBackendSupported(options);
+        } catch (IllegalArgumentException e) {
+            System.err.println("demo: " + e.getMessage());
+            System.err.print(USAGE);
+            System.exit(2);
+            return;
+        }
+        System.exit(new Demo(out).run(options, keep));
+    }
+
+    /** The daemon carries only the backends its module depends on; say so instead of failing later. */
+    static void requireBackendSupported(ClusterOptions options) {
+        if (options.backend().equals("vxlan")) {
+            return;
+        }
+        Path pom = options.projectRoot().resolve("flanneld/pom.xml");
+        try {
+            if (options.backend().equals("udp") && Files.readString(pom).contains("<artifactId>backend-udp</artifactId>")) {
+                return;
+            }
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("--backend " + options.backend() + ": cannot read " + pom + ": " + e);
+        }
+        throw new IllegalArgumentException("--backend " + options.backend() + ": this flanneld build does not "
+                + "include that backend yet (flanneld/pom.xml has no backend-" + options.backend() + " dependency); use vxlan");
+    }
+
+    private int run(ClusterOptions options, boolean keep) throws Exception {
+        NetnsCluster cluster;
+        try {
+            cluster = NetnsCluster.start(options.withProgress(this::progress));
+        } catch (Exception e) {
+            System.err.println("demo: the cluster did not start: " + e.getMessage());
+            return 1;
+        }
+        try {
+            printLeases(cluster);
+            out.println();
+            out.println("Pod-to-pod ping matrix (ping -c 1 -W 2 from each pod's namespace):");
+            PingMatrix matrix = cluster.pingMatrix();
+            out.println(matrix.render());
+            boolean ok = matrix.allAnswered();
+            out.println(ok ? "RESULT: every pod reached every other pod" : "RESULT: FAILED, no answer for " + matrix.failures());
+            if (keep) {
+                explore(cluster);
+                new CountDownLatch(1).await(); // until Ctrl-C; the cluster's shutdown hook cleans up
+            }
+            return ok ? 0 : 1;
+        } finally {
+            cluster.close();
+        }
+    }
+
+    private void printLeases(NetnsCluster cluster) throws java.io.IOException {
+        out.println();
+        out.println("Leases:");
+        out.printf("  %-7s %-12s %-16s %-15s %-6s%n", "node", "netns", "subnet", "publicIp", "mtu");
+        for (ClusterNode n : cluster.nodes()) {
+            NodeLease l = n.lease();
+            out.printf("  %-7s %-12s %-16s %-15s %-6d%n", n.name(), n.namespace(), l.subnet(),
+                    l.publicIp().getHostAddress(), l.mtu());
+        }
+    }
+
+    private void explore(NetnsCluster cluster) {
+        ClusterNode n1 = cluster.node(1);
+        Pod p = cluster.pods().isEmpty() ? null : cluster.pods().get(0);
+        out.println();
+        out.println("The cluster stays up until Ctrl-C. Explore it (as root):");
+        out.println("  ip netns list | grep " + cluster.names().prefix() + "        # this run's namespaces");
+        out.println("  ip -n " + n1.namespace() + " -d link show flannel.1       # the VTEP on " + n1.name());
+        out.println("  ip -n " + n1.namespace() + " route; ip -n " + n1.namespace() + " neigh show dev flannel.1");
+        out.println("  bridge -n " + n1.namespace() + " fdb show dev flannel.1");
+        out.println("  cat " + n1.subnetFile() + "; less " + n1.log());
+        out.println("  ip netns exec " + n1.namespace() + " iptables -t nat -S");
+        if (p != null) {
+            out.println("  ip netns exec " + p.namespace() + " ping " + cluster.pods().get(cluster.pods().size() - 1).ip());
+        }
+        if (cluster.options().mode() == Mode.ETCD) {
+            out.println("  ip netns exec " + cluster.names().fabric() + " etcdctl --endpoints=" + FabricEtcd.endpoint()
+                    + " get --prefix /coreos.com/network");
+        } else {
+            out.println("  kubeconfig: " + cluster.kubeconfig() + " (reachable from inside " + cluster.names().fabric() + " and the nodes)");
+        }
+        out.println("  run directory: " + cluster.runDir());
+    }
+
+    private void progress(String line) {
+        out.printf("[%5.1fs] %s%n", (System.nanoTime() - started) / 1e9, line);
+    }
+}

@@ -1,0 +1,56 @@
+package org.jflannel.testsupport.cluster;
+
+import java.util.List;
+import org.jflannel.testsupport.cluster.ClusterOptions.Mode;
+
+/** The demo's command line: {@code --nodes N --mode etcd|kube --backend vxlan|udp --keep --help}. */
+record DemoArgs(ClusterOptions options, boolean keep, boolean help) {
+
+    static DemoArgs parse(List<String> args) {
+        ClusterOptions o = ClusterOptions.defaults();
+        boolean keep = false;
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            String name = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
+            switch (name) {
+                case "-h", "--help" -> {
+                    return new DemoArgs(o, false, true);
+                }
+                case "--keep" -> keep = true;
+                case "--nodes" -> o = o.withNodes(number(name, value(args, i, a)));
+                case "--mode" -> o = o.withMode(Mode.parse(value(args, i, a)));
+                case "--backend" -> o = o.withBackend(backend(value(args, i, a)));
+                default -> throw new IllegalArgumentException("unknown option: " + a);
+            }
+            if (!a.contains("=") && !name.equals("--keep")) {
+                i++;
+            }
+        }
+        return new DemoArgs(o, keep, false);
+    }
+
+    private static String value(List<String> args, int i, String a) {
+        if (a.contains("=")) {
+            return a.substring(a.indexOf('=') + 1);
+        }
+        if (i + 1 >= args.size()) {
+            throw new IllegalArgumentException(a + ": missing value");
+        }
+        return args.get(i + 1);
+    }
+
+    private static int number(String name, String v) {
+        try {
+            return Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + ": expected a number, got \"" + v + "\"");
+        }
+    }
+
+    private static String backend(String v) {
+        if (!v.equals("vxlan") && !v.equals("udp")) {
+            throw new IllegalArgumentException("--backend: expected vxlan or udp, got \"" + v + "\"");
+        }
+        return v;
+    }
+}

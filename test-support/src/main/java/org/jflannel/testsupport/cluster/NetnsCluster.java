@@ -1,0 +1,298 @@
+package org.jflannel.testsupport.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A flannel cluster on one machine, made of network namespaces: a fabric namespace (bridge, and
+ * etcd or the Kubernetes mock API server), N node namespaces each running a real {@code flanneld},
+ * and pods attached through the real CNI chain. Shared by the demo ({@link Demo}) and the
+ * end-to-end tests. Everything lives in namespaces named after a random run id and in one run
+ * directory; {@link #close()} (also run by a shutdown hook on Ctrl-C) kills the processes it started
+ * by PID, deletes its namespaces and removes the run directory.
+ */
+public final class NetnsCluster implements AutoCloseable {
+    private static final Duration CONVERGED_WITHIN = Duration.ofSeconds(60);
+
+    private final ClusterOptions options;
+    private final ClusterNames names;
+    private final Path runDir;
+    private final Topology topology;
+    private final List<ClusterNode> nodes = new ArrayList<>();
+    private final List<Pod> pods = new ArrayList<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Thread shutdownHook = new Thread(this::closeQuietly, "netns-cluster-cleanup");
+    private LeaseSource leaseSource;
+
+    private NetnsCluster(ClusterOptions options, ClusterNames names, Path runDir) {
+        this.options = options;
+        this.names = names;
+        this.runDir = runDir;
+        this.topology = new Topology(names, runDir);
+    }
+
+    /** Builds and starts the whole cluster; on any failure everything made so far is removed again. */
+    public static NetnsCluster start(ClusterOptions options) throws Exception {
+        StaleRuns.sweep(options.runBase(), options.progress());
+        ClusterNames names = ClusterNames.random();
+        Path runDir = Files.createDirectories(options.runBase().resolve("jflannel-" + names.id()));
+        StaleRuns.claim(runDir);
+        NetnsCluster c = new NetnsCluster(options, names, runDir);
+        Runtime.getRuntime().addShutdownHook(c.shutdownHook);
+        try {
+            c.boot();
+        } catch (Exception | Error e) {
+            c.progress("start failed: " + e.getMessage() + " — cleaning up");
+            c.closeQuietly();
+            throw e;
+        }
+        return c;
+    }
+
+    private void boot() throws Exception {
+        checkLaunchers();
+        progress("run " + names.id() + ": " + options.nodes() + " nodes, mode=" + options.mode().name().toLowerCase()
+                + ", backend=" + options.backend() + ", run dir " + runDir);
+        topology.build(options.nodes());
+        progress("namespaces: fabric " + names.fabric() + " (bridge " + ClusterNames.fabricIp() + "/24), nodes "
+                + names.node(1) + (options.nodes() > 1 ? ".." + names.node(options.nodes()) : ""));
+        leaseSource = LeaseSource.start(options, names, runDir, this::progress);
+        for (int i = 1; i <= options.nodes(); i++) {
+            nodes.add(new ClusterNode(i, topology.node(i), runDir.resolve(ClusterNames.nodeName(i)),
+                    leaseSource.flanneldArgs(), leaseSource.env(i), options.flanneldLauncher()));
+        }
+        for (ClusterNode n : nodes) {
+            progress("flanneld " + n.name() + ": started pid=" + n.start().pid());
+        }
+        for (ClusterNode n : nodes) {
+            NodeLease l = n.awaitReady();
+            progress("flanneld " + n.name() + ": ready, lease " + l.subnet() + " publicIp "
+                    + l.publicIp().getHostAddress() + " mtu " + l.mtu());
+        }
+        awaitConverged();
+        progress("overlay: every node holds a neighbour, FDB entry and route for each peer");
+        attachPods();
+    }
+
+    private void checkLaunchers() {
+        for (Path p : List.of(options.flanneldLauncher(), options.cniLauncher())) {
+            if (!Files.isExecutable(p)) {
+                throw new IllegalStateException("launcher " + p + " missing or not executable; build first: "
+                        + "mvn -B -q package -DskipTests -pl e2e -am");
+            }
+        }
+    }
+
+    private void attachPods() throws Exception {
+        CniChain cni = new CniChain(options.cniLauncher());
+        for (ClusterNode n : nodes) {
+            for (int j = 1; j <= options.podsPerNode(); j++) {
+                String ns = names.pod(n.index(), j);
+                topology.createPodNs(ns);
+                String ip = cni.add(n, ns);
+                pods.add(new Pod(n.name() + "/pod" + j, n.index(), ns, ip));
+                progress("pod " + n.name() + "/pod" + j + ": " + ip + " (netns " + ns + ")");
+            }
+        }
+    }
+
+    /** Waits until every node's kernel holds the entries of every other node's current lease. */
+    public void awaitConverged() throws Exception {
+        List<NodeLease> leases = leases();
+        for (ClusterNode n : nodes) {
+            List<NodeLease> peers = leases.stream().filter(l -> !l.node().equals(n.name())).toList();
+            Wait.until(n.name() + " programmed for peers " + peers, CONVERGED_WITHIN,
+                    n::entries, e -> e.covers(peers));
+        }
+    }
+
+    public ClusterOptions options() {
+        return options;
+    }
+
+    public String runId() {
+        return names.id();
+    }
+
+    public ClusterNames names() {
+        return names;
+    }
+
+    public Path runDir() {
+        return runDir;
+    }
+
+    public List<ClusterNode> nodes() {
+        return List.copyOf(nodes);
+    }
+
+    /** Node {@code i}, 1-based. */
+    public ClusterNode node(int i) {
+        return nodes.get(i - 1);
+    }
+
+    public List<Pod> pods() {
+        return List.copyOf(pods);
+    }
+
+    /** Names of every namespace this run created (fabric, nodes, pods). */
+    public List<String> namespaces() {
+        return topology.namespaceNames();
+    }
+
+    /** Every long-running process this run started: etcd or the mock API server, and each node's current flanneld. */
+    public List<ManagedProcess> processes() {
+        List<ManagedProcess> out = leaseSource == null ? new ArrayList<>() : leaseSource.processes();
+        nodes.forEach(n -> n.daemon().ifPresent(out::add));
+        return out;
+    }
+
+    /** Every node's current lease (from its subnet.env), in node order. */
+    public List<NodeLease> leases() throws IOException {
+        List<NodeLease> out = new ArrayList<>();
+        for (ClusterNode n : nodes) {
+            out.add(n.lease());
+        }
+        return out;
+    }
+
+    /** One ICMP echo from {@code from} to {@code to}'s address, 2 s to answer. */
+    public boolean ping(Pod from, Pod to) throws IOException, InterruptedException {
+        return Cmd.run(Duration.ofSeconds(10), List.of("ip", "netns", "exec", from.namespace(),
+                "ping", "-n", "-q", "-c", "1", "-W", "2", to.ip())).ok();
+    }
+
+    /** A bounded ping run: {@code count} echoes every {@code intervalMs} ms, each given 1 s to answer. */
+    public PingStats pingRun(Pod from, Pod to, int count, int intervalMs) throws IOException, InterruptedException {
+        int deadline = count * intervalMs / 1000 + 10;
+        Cmd.Result r = Cmd.run(Duration.ofSeconds(deadline + 20), List.of("ip", "netns", "exec", from.namespace(),
+                "ping", "-n", "-q", "-c", Integer.toString(count), "-i", String.valueOf(intervalMs / 1000.0),
+                "-W", "1", "-w", Integer.toString(deadline), to.ip()));
+        return PingStats.parse(r.stdout());
+    }
+
+    /** The ping matrix: for every ordered pair of distinct pods, whether the echo came back. */
+    public PingMatrix pingMatrix() throws IOException, InterruptedException {
+        return PingMatrix.measure(this, pods);
+    }
+
+    // ---- lease source helpers ----
+
+    /** etcd key of a lease: {@code /coreos.com/network/subnets/10.244.3.0-24}. */
+    public static String leaseKey(NodeLease lease) {
+        return FabricEtcd.PREFIX + "/subnets/" + lease.etcdKeyName();
+    }
+
+    /** Deletes {@code lease} in etcd (etcd mode); returns the number of keys deleted. */
+    public int deleteLease(NodeLease lease) throws IOException, InterruptedException {
+        return requireEtcd().delete(leaseKey(lease));
+    }
+
+    /** Writes {@code value} to {@code key} in etcd (etcd mode), e.g. a lease with bad backend data. */
+    public void etcdPut(String key, String value) throws IOException, InterruptedException {
+        requireEtcd().put(key, value);
+    }
+
+    public String etcdGet(String key) throws IOException, InterruptedException {
+        return requireEtcd().get(key);
+    }
+
+    public int etcdDelete(String key) throws IOException, InterruptedException {
+        return requireEtcd().delete(key);
+    }
+
+    /** A Node object as the mock API server holds it (kube mode). */
+    public JsonNode kubeNode(String name) throws IOException, InterruptedException {
+        return requireKube().getNode(name);
+    }
+
+    /**
+     * Every request the mock API server received from the daemons (kube mode), each an object with
+     * {@code verb}, {@code resource} (as RBAC names it: {@code nodes/status}), {@code name},
+     * {@code contentType}, {@code userAgent}.
+     */
+    public JsonNode kubeApiCalls() throws IOException, InterruptedException {
+        return requireKube().calls();
+    }
+
+    /** Deletes a Node object (kube mode), as {@code kubectl delete node} would. */
+    public void deleteKubeNode(String name) throws IOException, InterruptedException {
+        requireKube().deleteNode(name);
+    }
+
+    /** Kubeconfig of the mock API server (kube mode). */
+    public Path kubeconfig() {
+        return requireKube().kubeconfig();
+    }
+
+    private FabricEtcd requireEtcd() {
+        return leaseSource.etcd();
+    }
+
+    private KubeApi requireKube() {
+        return leaseSource.kube();
+    }
+
+    void progress(String line) {
+        options.progress().accept(line);
+    }
+
+    // ---- teardown ----
+
+    private void closeQuietly() {
+        try {
+            close();
+        } catch (Exception e) {
+            System.err.println("netns cluster " + names.id() + ": cleanup failed: " + e);
+        }
+    }
+
+    /** Kills every process this run started (by PID), deletes its namespaces and its run directory. */
+    @Override
+    public void close() throws Exception {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException shuttingDown) {
+            // running inside the hook itself
+        }
+        Exception failure = null;
+        for (ClusterNode n : nodes) {
+            failure = attempt(failure, n::kill);
+        }
+        if (leaseSource != null) {
+            failure = attempt(failure, leaseSource::close);
+        }
+        failure = attempt(failure, topology::close);
+        failure = attempt(failure, () -> StaleRuns.deleteTree(runDir));
+        progress("cleaned up run " + names.id() + ": processes killed, namespaces and " + runDir + " removed");
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    private static Exception attempt(Exception failure, Step step) {
+        try {
+            step.run();
+            return failure;
+        } catch (Exception e) {
+            if (failure == null) {
+                return e;
+            }
+            failure.addSuppressed(e);
+            return failure;
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package org.jflannel.testsupport.cluster;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/** Pod-to-pod reachability: one echo for every ordered pair of distinct pods. */
+public record PingMatrix(List<Pod> pods, List<Result> results) {
+    private static final int PARALLEL = 4;
+
+    /** One pair's outcome. */
+    public record Result(Pod from, Pod to, boolean answered) {
+    }
+
+    public PingMatrix {
+        pods = List.copyOf(pods);
+        results = List.copyOf(results);
+    }
+
+    static PingMatrix measure(NetnsCluster cluster, List<Pod> pods) throws IOException, InterruptedException {
+        ExecutorService pool = Executors.newFixedThreadPool(PARALLEL, r -> {
+            Thread t = new Thread(r, "ping-matrix");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<Result>> futures = new ArrayList<>();
+            for (Pod from : pods) {
+                for (Pod to : pods) {
+                    if (from != to) {
+                        futures.add(pool.submit(() -> new Result(from, to, cluster.ping(from, to))));
+                    }
+                }
+            }
+            List<Result> results = new ArrayList<>();
+            for (Future<Result> f : futures) {
+                results.add(get(f));
+            }
+            return new PingMatrix(pods, results);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static Result get(Future<Result> f) throws IOException, InterruptedException {
+        try {
+            return f.get();
+        } catch (ExecutionException e) {
+            throw new IOException("ping failed to run: " + e.getCause(), e.getCause());
+        }
+    }
+
+    public boolean allAnswered() {
+        return results.stream().allMatch(Result::answered);
+    }
+
+    public List<Result> failures() {
+        return results.stream().filter(r -> !r.answered()).toList();
+    }
+
+    /** A table: rows are sources, columns destinations, {@code ok}, {@code --} (no answer) or {@code .} (self). */
+    public String render() {
+        int w = pods.stream().mapToInt(p -> p.name().length()).max().orElse(4) + 1;
+        StringBuilder sb = new StringBuilder(pad("from \\ to", w + 16));
+        for (Pod p : pods) {
+            sb.append(pad(p.name(), w));
+        }
+        sb.append('\n');
+        for (Pod from : pods) {
+            sb.append(pad(from.name() + " " + from.ip(), w + 16));
+            for (Pod to : pods) {
+                sb.append(pad(from == to ? "." : answered(from, to) ? "ok" : "--", w));
+            }
+            sb.append('\n');
+        }
+        long ok = results.stream().filter(Result::answered).count();
+        return sb.append(ok).append('/').append(results.size()).append(" pairs answered").toString();
+    }
+
+    private boolean answered(Pod from, Pod to) {
+        return results.stream().anyMatch(r -> r.from() == from && r.to() == to && r.answered());
+    }
+
+    private static String pad(String s, int w) {
+        return s.length() >= w ? s + " " : s + " ".repeat(w - s.length());
+    }
+}
