@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+# Usage (root): bench/flanneld-convergence.py [N ...]        (default: 500 2000 10000)
+#   env GROW=2000 GROW_AT=2000   leases added while flanneld runs, after the start at N=GROW_AT (GROW=0: skip)
+#   env RUNS=1      repetitions per N
+#   env FLANNELD_JAVA_OPTS=...  passed on to bin/flanneld
+#
+# Convergence of the real daemon (bin/flanneld, etcd mode, VXLAN) in a throwaway network namespace:
+# N leases written upstream's way into a real etcd (each key under its own 24 h etcd lease, upstream's
+# JSON value; Network 10.0.0.0/8, SubnetLen 24), then flanneld started; the time from its exec until
+# the kernel holds all N peers' neighbour + FDB + route on flannel.1 (counted with `ip`/`bridge`, an
+# independent witness), and VmRSS of the daemon 5 s later. At N=2000 (if GROW>0) it then writes GROW
+# more leases while the daemon runs and times from the last put's acknowledgement until all are
+# programmed. One result line per measurement. Everything is bounded in time and removed on exit.
+"""Whole-system convergence benchmark: flanneld (etcd mode) with N leases present / added while running."""
+import base64, concurrent.futures as cf, http.client, json, os, random, re, signal, statistics, subprocess, sys, threading, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SIZES = [int(a) for a in sys.argv[1:]] or [500, 2000, 10000]
+GROW = int(os.environ.get("GROW", "2000"))
+GROW_AT = int(os.environ.get("GROW_AT", "2000"))
+RUNS = int(os.environ.get("RUNS", "1"))
+NS = "jfcv%05d" % random.randint(0, 99999)
+D = "/tmp/jflannel-bench-" + NS
+PORT = 2379
+PREFIX = "/coreos.com/network"
+X = ["ip", "netns", "exec", NS]
+procs = []
+
+
+def sh(*cmd, check=True):
+    r = subprocess.run(list(cmd), capture_output=True, text=True, timeout=120)
+    if check and r.returncode != 0:
+        raise SystemExit("failed: %s\n%s%s" % (" ".join(cmd), r.stdout[-2000:], r.stderr[-2000:]))
+    return r.stdout
+
+
+def load():
+    return open("/proc/loadavg").read().split()[0]
+
+
+def b64(s):
+    return base64.b64encode(s.encode()).decode()
+
+
+class Etcd:
+    """etcd v3 through its JSON gateway over one keep-alive HTTP connection per thread (setup only)."""
+    local = threading.local()
+
+    def call(self, path, body):
+        c = getattr(self.local, "c", None)
+        if c is None:
+            c = self.local.c = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
+        try:
+            c.request("POST", path, json.dumps(body), {"Content-Type": "application/json"})
+            r = c.getresponse()
+            data = r.read()
+        except (OSError, http.client.HTTPException):
+            c.close()
+            self.local.c = None
+            raise
+        if r.status != 200:
+            raise RuntimeError("etcd %s: %d %s" % (path, r.status, data[:300]))
+        return json.loads(data)
+
+    def put(self, key, value, lease=None):
+        body = {"key": b64(key), "value": b64(value)}
+        if lease:
+            body["lease"] = lease
+        return self.call("/v3/kv/put", body)
+
+    def grant(self, ttl):
+        return self.call("/v3/lease/grant", {"TTL": ttl})["ID"]
+
+    def delete_prefix(self, prefix):
+        end = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+        return int(self.call("/v3/kv/deleterange", {"key": b64(prefix), "range_end": b64(end)}).get("deleted", 0))
+
+
+etcd = Etcd()
+
+
+def lease_of(i):
+    """Peer i (0-based): subnet 10.a.b.0/24 (10.0.0.0/24 left free), an upstream-format VXLAN lease value."""
+    a, b = divmod(i + 1, 256)
+    key = "%s/subnets/10.%d.%d.0-24" % (PREFIX, a, b)
+    value = ('{"PublicIP":"198.18.%d.%d","PublicIPv6":null,"BackendType":"vxlan",'
+             '"BackendData":{"VNI":1,"VtepMAC":"0e:00:00:%02x:%02x:%02x"}}'
+             % (i // 250, i % 250 + 1, (i >> 16) & 255, (i >> 8) & 255, i & 255))
+    return key, value
+
+
+def own_subnet_key():
+    """The daemon's own lease (from subnet.env), which the writer must never overwrite."""
+    try:
+        for line in open(D + "/subnet.env"):
+            if line.startswith("FLANNEL_SUBNET="):
+                ip = line.split("=", 1)[1].split("/")[0].split(".")
+                return "%s/subnets/%s.%s.%s.0-24" % (PREFIX, ip[0], ip[1], ip[2])
+    except OSError:
+        pass
+    return None
+
+
+def write_leases(lo, hi):
+    """Leases lo..hi-1 (one more if one of them is the daemon's own subnet), each put under its own 24 h
+    etcd lease as upstream does; returns (t_first, t_last_ack, count)."""
+    own = own_subnet_key()
+    idx = [i for i in range(lo, hi + 1) if lease_of(i)[0] != own][:hi - lo]
+
+    def one(i):
+        key, value = lease_of(i)
+        etcd.put(key, value, etcd.grant(86400))
+        return time.time()
+    t0 = time.time()
+    with cf.ThreadPoolExecutor(16) as ex:
+        acks = list(ex.map(one, idx))
+    return t0, max(acks)
+
+
+def counts():
+    routes = sh("ip", "-n", NS, "route", "show", "dev", "flannel.1", check=False).count("onlink")
+    return routes
+
+
+def full_counts():
+    routes = counts()
+    neigh = sh("ip", "-n", NS, "neigh", "show", "dev", "flannel.1", "nud", "permanent", check=False).count("lladdr")
+    fdb = sh("bridge", "-n", NS, "fdb", "show", "dev", "flannel.1", check=False).count(" dst ")
+    return routes, neigh, fdb
+
+
+def await_programmed(n, limit_s):
+    """Polls until n routes and then n neighbours and FDB entries are on flannel.1; returns (time, counts)."""
+    end = time.time() + limit_s
+    while time.time() < end:
+        if counts() >= n:
+            c = full_counts()
+            if min(c) >= n:
+                return time.time(), c
+        time.sleep(0.02)
+    return None, full_counts()
+
+
+def rss_mb(pid):
+    for line in open("/proc/%d/status" % pid):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def start_flanneld(tag):
+    log = open("%s/flanneld-%s.log" % (D, tag), "w")
+    t = time.time()
+    p = subprocess.Popen(X + [os.path.join(ROOT, "bin", "flanneld"), "--etcd-endpoints=http://127.0.0.1:%d" % PORT,
+                              "--iface=ext0", "--subnet-file=" + D + "/subnet.env"],
+                         stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ), start_new_session=True)
+    procs.append(p)
+    return p, t
+
+
+def java_pid(p):
+    """bin/flanneld execs java, but `ip netns exec` stays the parent: find the JVM below it."""
+    for _ in range(100):
+        kids = sh("pgrep", "-P", str(p.pid), check=False).split()
+        if kids:
+            return int(kids[0])
+        if sh("ps", "-o", "comm=", "-p", str(p.pid), check=False).strip() == "java":
+            return p.pid
+        time.sleep(0.05)
+    return p.pid
+
+
+def stop(p):
+    if p.poll() is None:
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(20)
+        except subprocess.TimeoutExpired:
+            p.kill(); p.wait(10)
+    procs.remove(p)
+    return p.returncode
+
+
+def snapshot_line(tag):
+    m = re.findall(r"lease snapshot programmed leases=(\d+) seconds=([0-9.]+)", open("%s/flanneld-%s.log" % (D, tag)).read())
+    return ("snapshot_programmed_s=%s" % m[-1][1]) if m else "snapshot_programmed_s=?"
+
+
+def one_run(n, run):
+    etcd.delete_prefix(PREFIX + "/subnets/")
+    sh("ip", "-n", NS, "link", "del", "flannel.1", check=False)
+    if os.path.exists(D + "/subnet.env"):
+        os.remove(D + "/subnet.env")
+    t_w0 = time.time()
+    write_leases(0, n)
+    print("# %d leases written in %.1f s" % (n, time.time() - t_w0), flush=True)
+    time.sleep(1)  # let etcd settle (fsync of the last batch) before the clock starts
+    tag = "%d-%d" % (n, run)
+    p, t0 = start_flanneld(tag)
+    limit = 30 + n / 100
+    t_env = None
+    t_done, c = None, (0, 0, 0)
+    end = time.time() + limit
+    while time.time() < end and t_done is None:
+        if t_env is None and os.path.exists(D + "/subnet.env"):
+            t_env = time.time()
+        if counts() >= n:
+            c = full_counts()
+            if min(c) >= n:
+                t_done = time.time()
+                break
+        if p.poll() is not None:
+            break
+        time.sleep(0.02)
+    if t_done is None:
+        c = full_counts()
+    jp = java_pid(p)
+    rss_now = rss_mb(jp) if p.poll() is None else 0
+    time.sleep(5)
+    rss = rss_mb(jp) if p.poll() is None else 0
+    conv = ("%.2f" % (t_done - t0)) if t_done else "TIMEOUT(%ds)" % limit
+    env_s = ("%.2f" % (t_env - t0)) if t_env else "?"
+    print("convergence mode=etcd leases=%d run=%d converged_s=%s subnet_env_s=%s %s routes=%d neigh=%d fdb=%d "
+          "rss_mb_at_converged=%.1f rss_mb_5s_later=%.1f load1=%s"
+          % (n, run, conv, env_s, snapshot_line(tag), c[0], c[1], c[2], rss_now, rss, load()), flush=True)
+    if GROW and n == GROW_AT and t_done and run == 1:
+        grow(p, jp, n)
+    rc = stop(p)
+    if rc not in (0, -15, 143):
+        print("# flanneld exit code %d, log %s/flanneld-%s.log" % (rc, D, tag), flush=True)
+
+
+def grow(p, jp, n):
+    t_first, t_last = write_leases(n, n + GROW)
+    t_done, c = await_programmed(n + GROW, 60)
+    after = ("%.3f" % (t_done - t_last)) if t_done else "TIMEOUT"
+    total = ("%.3f" % (t_done - t_first)) if t_done else "TIMEOUT"
+    time.sleep(5)
+    print("grow mode=etcd leases=%d+%d puts_s=%.2f programmed_after_last_put_s=%s programmed_after_first_put_s=%s "
+          "routes=%d neigh=%d fdb=%d rss_mb_5s_later=%.1f load1=%s"
+          % (n, GROW, t_last - t_first, after, total, c[0], c[1], c[2], rss_mb(jp), load()), flush=True)
+
+
+def enter_netns():
+    """setns(2) into NS before any thread exists; threads and children started later inherit it."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = os.open("/run/netns/" + NS, os.O_RDONLY)
+    if libc.setns(fd, 0x40000000) != 0:  # CLONE_NEWNET
+        raise OSError(ctypes.get_errno(), "setns " + NS)
+    os.close(fd)
+
+
+def setup():
+    os.makedirs(D, exist_ok=True)
+    sh("ip", "netns", "add", NS)
+    enter_netns()  # this process (and every thread it starts later) talks to etcd on the namespace's loopback
+    for c in (["ip", "link", "set", "lo", "up"], ["ip", "link", "add", "ext0", "type", "veth", "peer", "name", "ext0p"],
+              ["ip", "link", "set", "ext0p", "up"], ["ip", "addr", "add", "192.0.2.10/24", "dev", "ext0"],
+              ["ip", "link", "set", "ext0", "up"], ["ip", "route", "add", "default", "via", "192.0.2.1"]):
+        sh(*X, *c)
+    e = subprocess.Popen(X + ["etcd", "--data-dir", D + "/etcd",
+                              "--listen-client-urls", "http://127.0.0.1:%d" % PORT,
+                              "--advertise-client-urls", "http://127.0.0.1:%d" % PORT,
+                              "--listen-peer-urls", "http://127.0.0.1:2380",
+                              "--quota-backend-bytes", str(2 * 1024 ** 3)],
+                         stdout=open(D + "/etcd.log", "w"), stderr=subprocess.STDOUT, start_new_session=True)
+    procs.append(e)
+    for _ in range(100):
+        try:
+            etcd.put(PREFIX + "/config", '{"Network":"10.0.0.0/8","SubnetLen":24,"Backend":{"Type":"vxlan"}}')
+            return
+        except (OSError, http.client.HTTPException):
+            time.sleep(0.2)
+    raise SystemExit("etcd did not come up, see " + D + "/etcd.log")
+
+
+def cleanup(*_):
+    for p in list(procs):
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(15)
+            except subprocess.TimeoutExpired:
+                p.kill()
+    procs.clear()
+    subprocess.run(["ip", "netns", "del", NS], capture_output=True)
+    subprocess.run(["rm", "-rf", D])
+
+
+def main():
+    if os.geteuid() != 0:
+        raise SystemExit("needs root")
+    signal.signal(signal.SIGTERM, lambda *a: sys.exit(143))
+    signal.signal(signal.SIGALRM, lambda *a: sys.exit("bench: overall time limit reached"))
+    signal.alarm(int(os.environ.get("LIMIT_S", "1800")))
+    print("# machine: %d cpus, kernel %s, %s; netns %s; load1 at start %s" % (
+        os.cpu_count(), os.uname().release, sh("java", "-version", check=False) or
+        subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0], NS, load()), flush=True)
+    print("# commit %s" % sh("git", "-C", ROOT, "log", "-1", "--format=%h %s", check=False).strip(), flush=True)
+    try:
+        setup()
+        for n in SIZES:
+            for run in range(1, RUNS + 1):
+                one_run(n, run)
+    finally:
+        cleanup()
+
+
+if __name__ == "__main__":
+    main()
