@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Pod-to-pod TCP throughput (iperf3) through jflannel's VXLAN beside a hand-configured kernel VXLAN,
+# in the same run, on identical topologies. Needs root. Usage:
+#   bench/pod-throughput.sh [SECONDS] [ROUNDS]       (default 10 s per iperf3 run, 3 rounds)
+#
+# (a) flannel: node namespaces A and B joined by a veth underlay (192.0.2.1/.2, MTU 1500), a real
+#     etcd in A, a real flanneld (bin/flanneld, --ip-masq, as kube-flannel runs it) in each node, and
+#     one pod per node attached through our CNI plugin (bin/flannel → Debian's bridge + host-local).
+# (b) kernel: node namespaces C and D, the same veth underlay, a VXLAN device configured by hand
+#     (`ip link add vx42 type vxlan id 42 dstport 4789 nolearning`, MTU 1450, like flannel.1) with a
+#     static neighbour, FDB entry and onlink route to the peer, and one pod per node behind a bridge
+#     with a veth (MTU 1450), the shape the bridge plugin builds.
+# Then ROUNDS rounds of `iperf3 -c <peer pod> -t SECONDS` from pod to pod, (a) and (b) interleaved
+# (order swapped every round). One line per run, then the medians and their ratio.
+# Everything lives in namespaces jftp<id>*, removed on exit (also on failure or Ctrl-C).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+[ "$(id -u)" = 0 ] || { echo "needs root" >&2; exit 1; }
+SECS=${1:-10}
+ROUNDS=${2:-3}
+ID=$(printf '%05d' $(( (RANDOM * 32768 + RANDOM) % 100000 )))
+P="jftp$ID"                     # namespaces: ${P}a ${P}b (flannel nodes), ${P}pa ${P}pb (their pods),
+D=$(mktemp -d "/tmp/jflannel-bench-$P.XXXX")   # ${P}c ${P}d (kernel nodes), ${P}pc ${P}pd (their pods)
+PIDS=()
+NSS=()
+
+cleanup() {
+    set +e
+    for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null; done
+    for pid in "${PIDS[@]}"; do
+        for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$pid" 2>/dev/null
+    done
+    for ns in "${NSS[@]}"; do ip netns del "$ns" 2>/dev/null; done
+    rm -rf "$D"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+mkns() { ip netns add "$1"; NSS+=("$1"); ip -n "$1" link set lo up; }
+nsx() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
+wait_for() { # description, seconds, command...
+    local what=$1 secs=$2; shift 2
+    local end=$((SECONDS + secs))
+    until "$@" >/dev/null 2>&1; do
+        [ $SECONDS -lt $end ] || { echo "timeout after ${secs}s: $what" >&2; return 1; }
+        sleep 0.1
+    done
+}
+
+underlay() { # nsX nsY: veth eth0 192.0.2.1/24 <-> eth0 192.0.2.2/24, both nodes forwarding
+    mkns "$1"; mkns "$2"
+    ip -n "$1" link add eth0 type veth peer name eth0 netns "$2"
+    ip -n "$1" addr add 192.0.2.1/24 dev eth0; ip -n "$1" link set eth0 up
+    ip -n "$2" addr add 192.0.2.2/24 dev eth0; ip -n "$2" link set eth0 up
+    nsx "$1" sysctl -qw net.ipv4.ip_forward=1; nsx "$2" sysctl -qw net.ipv4.ip_forward=1
+}
+
+echo "# machine: $(nproc) cpus, kernel $(uname -r), $(java -version 2>&1 | head -1), $(iperf3 --version | head -1)"
+echo "# commit $(git log -1 --format='%h %s'); namespaces ${P}*; load1 at start $(cut -d' ' -f1 /proc/loadavg)"
+
+# ---------------- (a) flannel: etcd + two flanneld + CNI plugin ----------------
+A=${P}a; B=${P}b; PA=${P}pa; PB=${P}pb
+underlay "$A" "$B"
+ip netns exec "$A" etcd --data-dir "$D/etcd" --listen-client-urls http://192.0.2.1:2379,http://127.0.0.1:2379 \
+    --advertise-client-urls http://192.0.2.1:2379 --listen-peer-urls http://127.0.0.1:2380 >"$D/etcd.log" 2>&1 &
+PIDS+=($!)
+wait_for "etcd" 30 nsx "$A" etcdctl --endpoints=http://127.0.0.1:2379 endpoint health
+nsx "$A" etcdctl --endpoints=http://127.0.0.1:2379 put /coreos.com/network/config \
+    '{"Network":"10.244.0.0/16","Backend":{"Type":"vxlan"}}' >/dev/null
+for n in a b; do
+    mkdir -p "$D/$n"
+    ip netns exec "${P}$n" "$ROOT/bin/flanneld" --etcd-endpoints=http://192.0.2.1:2379 --iface=eth0 --ip-masq \
+        --subnet-file="$D/$n/subnet.env" >"$D/$n/flanneld.log" 2>&1 &
+    PIDS+=($!)
+done
+for n in a b; do
+    wait_for "flanneld $n subnet.env" 90 test -s "$D/$n/subnet.env"
+    wait_for "flanneld $n route to its peer" 60 sh -c "ip -n ${P}$n route show dev flannel.1 | grep -q onlink"
+done
+
+cni_add() { # node-ns pod-ns node-dir → prints the pod's IPv4 address (runs in a subshell: no mkns here)
+    local conf out
+    conf=$(printf '{"cniVersion":"0.3.1","name":"cbr0","type":"flannel","delegate":{"hairpinMode":true,"isDefaultGateway":true},"subnetFile":"%s","dataDir":"%s","ipam":{"dataDir":"%s"}}' \
+        "$3/subnet.env" "$3/flannel" "$3/ipam")
+    out=$(nsx "$1" env CNI_COMMAND=ADD CNI_CONTAINERID="$2" CNI_NETNS="/run/netns/$2" CNI_IFNAME=eth0 \
+        CNI_PATH=/usr/lib/cni "$ROOT/bin/flannel" <<<"$conf" 2>>"$3/cni.log")
+    python3 -c 'import json,sys; print([i["address"] for i in json.load(sys.stdin)["ips"] if "." in i["address"]][0].split("/")[0])' <<<"$out"
+}
+mkns "$PA"; mkns "$PB"
+IPA=$(cni_add "$A" "$PA" "$D/a")
+IPB=$(cni_add "$B" "$PB" "$D/b")
+
+# ---------------- (b) kernel baseline: the same shape, configured by hand ----------------
+C=${P}c; DD=${P}d; PC=${P}pc; PD=${P}pd
+underlay "$C" "$DD"
+kernel_node() { # node-ns pod-ns local-ip own-idx peer-ip peer-idx
+    local ns=$1 pod=$2 lip=$3 i=$4 pip=$5 j=$6
+    ip -n "$ns" link add vx42 type vxlan id 42 dstport 4789 local "$lip" dev eth0 nolearning
+    ip -n "$ns" link set vx42 address "0e:00:00:00:00:0$i" mtu 1450
+    ip -n "$ns" addr add "10.245.$i.0/32" dev vx42
+    ip -n "$ns" link set vx42 up
+    ip -n "$ns" neigh replace "10.245.$j.0" lladdr "0e:00:00:00:00:0$j" dev vx42 nud permanent
+    bridge -n "$ns" fdb replace "0e:00:00:00:00:0$j" dev vx42 dst "$pip" self permanent
+    ip -n "$ns" route replace "10.245.$j.0/24" via "10.245.$j.0" dev vx42 onlink
+    ip -n "$ns" link add cni0 type bridge
+    ip -n "$ns" addr add "10.245.$i.1/24" dev cni0
+    ip -n "$ns" link set cni0 up
+    mkns "$pod"
+    ip -n "$ns" link add veth0 mtu 1450 type veth peer name eth0 netns "$pod" mtu 1450
+    ip -n "$ns" link set veth0 master cni0 up
+    ip -n "$pod" addr add "10.245.$i.2/24" dev eth0
+    ip -n "$pod" link set eth0 up
+    ip -n "$pod" route add default via "10.245.$i.1"
+}
+kernel_node "$C" "$PC" 192.0.2.1 1 192.0.2.2 2
+kernel_node "$DD" "$PD" 192.0.2.2 2 192.0.2.1 1
+IPD=10.245.2.2
+
+echo "# flannel: pod $PA $IPA -> pod $PB $IPB; kernel: pod $PC 10.245.1.2 -> pod $PD $IPD"
+echo "# flannel.1: $(ip -n "$A" -d -o link show flannel.1 | tr -s ' \\' ' ')"
+echo "# vx42:      $(ip -n "$C" -d -o link show vx42 | tr -s ' \\' ' ')"
+echo "# pod eth0 mtu: flannel $(ip -n "$PA" -o link show eth0 | grep -o 'mtu [0-9]*'), kernel $(ip -n "$PC" -o link show eth0 | grep -o 'mtu [0-9]*')"
+if command -v ethtool >/dev/null; then
+    off() { ip netns exec "$1" ethtool -k "$2" | grep -E '^(tx-checksumming|scatter-gather|tcp-segmentation-offload|generic-segmentation-offload|generic-receive-offload|tx-udp_tnl-segmentation):' | tr -s ' \n' ' '; }
+    echo "# offloads flannel.1: $(off "$A" flannel.1)"
+    echo "# offloads vx42:      $(off "$C" vx42)"
+fi
+nsx "$PA" ping -c 2 -W 2 "$IPB" >/dev/null || { echo "flannel pods cannot ping each other" >&2; exit 1; }
+nsx "$PC" ping -c 2 -W 2 "$IPD" >/dev/null || { echo "kernel-baseline pods cannot ping each other" >&2; exit 1; }
+
+ip netns exec "$PB" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
+ip netns exec "$PD" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
+wait_for "iperf3 servers" 10 sh -c "ip netns exec $PB ss -ltn | grep -q :5201 && ip netns exec $PD ss -ltn | grep -q :5201"
+
+declare -a R_F R_K
+run() { # variant client-ns server-ip round
+    local json gbps retr
+    json=$(timeout $((SECS + 30)) ip netns exec "$2" iperf3 -c "$3" -p 5201 -t "$SECS" -J)
+    read -r gbps retr < <(python3 -c 'import json,sys; e=json.load(sys.stdin)["end"]; print("%.3f %d" % (e["sum_received"]["bits_per_second"]/1e9, e["sum_sent"].get("retransmits",0)))' <<<"$json")
+    echo "throughput variant=$1 round=$4 seconds=$SECS gbit_s=$gbps retransmits=$retr load1=$(cut -d' ' -f1 /proc/loadavg)"
+    if [ "$1" = flannel ]; then R_F+=("$gbps"); else R_K+=("$gbps"); fi
+}
+for r in $(seq 1 "$ROUNDS"); do
+    if [ $((r % 2)) = 1 ]; then run flannel "$PA" "$IPB" "$r"; run kernel "$PC" "$IPD" "$r"
+    else run kernel "$PC" "$IPD" "$r"; run flannel "$PA" "$IPB" "$r"; fi
+done
+python3 - "${R_F[*]}" "${R_K[*]}" <<'PY'
+import statistics, sys
+f = [float(x) for x in sys.argv[1].split()]; k = [float(x) for x in sys.argv[2].split()]
+mf, mk = statistics.median(f), statistics.median(k)
+print("throughput summary flannel_median_gbit_s=%.3f kernel_median_gbit_s=%.3f ratio=%.3f flannel_runs=%s kernel_runs=%s"
+      % (mf, mk, mf / mk, ",".join("%.2f" % x for x in f), ",".join("%.2f" % x for x in k)))
+PY
