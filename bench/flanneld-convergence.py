@@ -285,7 +285,8 @@ def cleanup(*_):
                 p.kill()
     procs.clear()
     subprocess.run(["ip", "netns", "del", NS], capture_output=True)
-    subprocess.run(["rm", "-rf", D])
+    if not os.environ.get("KEEP_LOGS"):
+        subprocess.run(["rm", "-rf", D])
 
 
 def main():

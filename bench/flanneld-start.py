@@ -112,7 +112,8 @@ def cleanup():
             except subprocess.TimeoutExpired:
                 p.kill()
     subprocess.run(["ip", "netns", "del", NS], capture_output=True)
-    subprocess.run(["rm", "-rf", D])
+    if not os.environ.get("KEEP_LOGS"):
+        subprocess.run(["rm", "-rf", D])
 
 
 def main():
