@@ -218,7 +218,11 @@ def one_run(n, run):
     rss_now = rss_mb(jp) if p.poll() is None else 0
     time.sleep(5)
     rss = rss_mb(jp) if p.poll() is None else 0
-    conv = ("%.2f" % (t_done - t0)) if t_done else "TIMEOUT(%ds)" % limit
+    if os.environ.get("DIAG") and p.poll() is None:
+        print(sh("jcmd", str(jp), "GC.heap_info", check=False))
+        print("\n".join(sh("jcmd", str(jp), "GC.class_histogram", check=False).splitlines()[:25]))
+    conv = ("%.2f" % (t_done - t0)) if t_done else (
+        "TIMEOUT(%ds)" % limit if p.poll() is None else "EXITED(%d, log %s/flanneld-%s.log)" % (p.returncode, D, tag))
     env_s = ("%.2f" % (t_env - t0)) if t_env else "?"
     print("convergence mode=etcd leases=%d run=%d converged_s=%s subnet_env_s=%s %s routes=%d neigh=%d fdb=%d "
           "rss_mb_at_converged=%.1f rss_mb_5s_later=%.1f load1=%s"

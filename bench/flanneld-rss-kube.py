@@ -64,9 +64,11 @@ try:
             print(sh("jcmd", str(f.pid), "VM.native_memory", "summary", check=False))
             print(sh("jcmd", str(f.pid), "GC.class_histogram", check=False)[:3000])
         f.terminate(); rc = f.wait(20)
-        print("%-10s routes=%d converged_s=%.2f rss_mb=%.1f exit=%d opts=%s" % (label, n, t, rss / 1024, rc, opts))
+        print("%-10s routes=%d converged_s=%.2f rss_mb=%.1f exit=%d load1=%s opts=%s" % (label, n, t, rss / 1024, rc,
+              open("/proc/loadavg").read().split()[0], opts))
         sh(*X, "ip", "link", "del", "flannel.1", check=False)
 finally:
     for p in procs:
         p.stdin.close(); p.wait(20)
     sh("ip", "netns", "del", NS, check=False)
+    sh("rm", "-rf", D, check=False)
