@@ -6,7 +6,9 @@
 # config and 3 peer leases, all in a throwaway network namespace) until subnet.env exists. Two kinds,
 # interleaved: "fresh" (no own lease in etcd, no flannel.1: acquires a lease and creates the device)
 # and "restart" (own lease and device left from the previous run, as after a daemon restart).
-# Also `bin/flanneld --version` (JVM start + flag parsing only) as the floor. One line per run, then
+# Also `bin/flanneld --version` (JVM start + flag parsing only) as the floor. APPCDS=1 adds the same
+# runs with the optional application class-data archive of docs/configuration.md, built first in the
+# run directory (kinds fresh-appcds, restart-appcds). One line per run, then
 # medians. Bounded in time; namespace, processes and files removed on exit.
 """Whole-system benchmark: flanneld exec → subnet.env written."""
 import ctypes, os, random, signal, statistics, subprocess, sys, time
@@ -66,16 +68,16 @@ def forget_own_lease():
     sh(*X, "ip", "link", "del", "flannel.1", check=False)
 
 
-def one(kind, run):
+def one(kind, run, opts=""):
     if os.path.exists(D + "/subnet.env"):
         os.remove(D + "/subnet.env")
-    if kind == "fresh":
+    if kind.startswith("fresh"):
         forget_own_lease()
     log = open("%s/flanneld-%s-%d.log" % (D, kind, run), "w")
     t0 = time.time()
     p = subprocess.Popen(X + [os.path.join(ROOT, "bin", "flanneld"), "--etcd-endpoints=" + EP, "--iface=ext0",
                               "--subnet-file=" + D + "/subnet.env"], stdout=log, stderr=subprocess.STDOUT,
-                         start_new_session=True)
+                         start_new_session=True, env=dict(os.environ, FLANNELD_JAVA_OPTS=opts))
     procs.append(p)
     t = None
     end = t0 + 60
@@ -103,6 +105,18 @@ def version(run):
     return t
 
 
+def build_appcds():
+    """docs/configuration.md's recipe: a class list from one real run (lambda proxies left out), then -Xshare:dump."""
+    one("classlist", 0, "-XX:DumpLoadedClassList=" + D + "/flanneld.classlist")
+    with open(D + "/flanneld.classlist") as f, open(D + "/flanneld.classlist2", "w") as g:
+        g.writelines(l for l in f if "@lambda" not in l)
+    jar = [os.path.join(ROOT, "flanneld", "target", n) for n in os.listdir(os.path.join(ROOT, "flanneld", "target"))
+           if n.startswith("flanneld-") and n.endswith(".jar") and "sources" not in n and "tests" not in n][0]
+    sh("java", "-Xshare:dump", "-XX:SharedClassListFile=" + D + "/flanneld.classlist2",
+       "-XX:SharedArchiveFile=" + D + "/flanneld.jsa", "-cp", jar)
+    return "-XX:SharedArchiveFile=" + D + "/flanneld.jsa"
+
+
 def cleanup():
     for p in procs:
         if p.poll() is None:
@@ -128,10 +142,15 @@ def main():
     res = {"fresh": [], "restart": [], "version": []}
     try:
         setup()
+        kinds = [("fresh", ""), ("restart", "")]
+        if os.environ.get("APPCDS"):
+            cds = build_appcds()
+            kinds += [("fresh-appcds", cds), ("restart-appcds", cds)]
+            res.update({"fresh-appcds": [], "restart-appcds": []})
         for r in range(1, RUNS + 1):
             res["version"].append(version(r))
-            for kind in ("fresh", "restart"):
-                t = one(kind, r)
+            for kind, opts in kinds:
+                t = one(kind, r, opts)
                 if t is not None:
                     res[kind].append(t)
     finally:
