@@ -155,10 +155,10 @@ public final class VxlanNetwork implements Network {
         }
         programmed.put(plan.key(), plan);
         for (PeerEntries e : plan.entries()) {
-            if (deferred != null) {
-                LOG.debug("lease added {}", e.describe());
-            } else {
+            if (deferred == null) {
                 LOG.info("lease added {}", e.describe());
+            } else if (LOG.isDebugEnabled()) { // describe() builds a string: not for 20,000 peers unless asked
+                LOG.debug("lease added {}", e.describe());
             }
             if (deferred != null && e instanceof PeerEntries.Encapsulated enc) {
                 deferred.add(enc);
