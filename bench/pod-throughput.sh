@@ -10,6 +10,8 @@
 #     (`ip link add vx42 type vxlan id 42 dstport 4789 nolearning`, MTU 1450, like flannel.1) with a
 #     static neighbour, FDB entry and onlink route to the peer, and one pod per node behind a bridge
 #     with a veth (MTU 1450), the shape the bridge plugin builds.
+# (c) diagnostic (IPT=1, default): (b) plus a copy of the iptables rules that flanneld and the CNI
+#     chain installed in A and B, to tell the rules' cost from the VXLAN configuration's.
 # Then ROUNDS rounds of `iperf3 -c <peer pod> -t SECONDS` from pod to pod, (a) and (b) interleaved
 # (order swapped every round). One line per run, then the medians and their ratio.
 # Everything lives in namespaces jftp<id>*, removed on exit (also on failure or Ctrl-C).
@@ -118,6 +120,24 @@ kernel_node "$C" "$PC" 192.0.2.1 1 192.0.2.2 2
 kernel_node "$DD" "$PD" 192.0.2.2 2 192.0.2.1 1
 IPD=10.245.2.2
 
+# ---------------- (c) diagnostic: (b) plus the iptables rules flanneld and the CNI chain put into A and B ----------------
+# Same hand-made VXLAN as (b) in a third pair of namespaces, with A's and B's `iptables-save` restored
+# into them (subnets renamed). Separates the cost of the rules (nat table → conntrack on every packet)
+# from the VXLAN configuration itself. IPT=0 skips it.
+IPT=${IPT:-1}
+if [ "$IPT" = 1 ]; then
+    E=${P}e; F=${P}f; PE=${P}pe; PF=${P}pf
+    underlay "$E" "$F"
+    kernel_node "$E" "$PE" 192.0.2.1 1 192.0.2.2 2
+    kernel_node "$F" "$PF" 192.0.2.2 2 192.0.2.1 1
+    subnet_prefix() { sed -n 's/^FLANNEL_SUBNET=\([0-9]*\.[0-9]*\.[0-9]*\.\).*/\1/p' "$1"; }
+    SA=$(subnet_prefix "$D/a/subnet.env"); SB=$(subnet_prefix "$D/b/subnet.env")
+    rename() { sed -e "s/${SA//./\\.}/10.245.1./g; s/${SB//./\\.}/10.245.2./g; s#10\.244\.0\.0/16#10.245.0.0/16#g"; }
+    nsx "$A" iptables-save | rename | nsx "$E" iptables-restore
+    nsx "$B" iptables-save | rename | nsx "$F" iptables-restore
+    echo "# iptables rules in flannel node A: $(nsx "$A" iptables-save | grep -c '^-A'); copied to $E: $(nsx "$E" iptables-save | grep -c '^-A') ($(nsx "$E" iptables-save | grep -c 10.245) naming 10.245.x)"
+fi
+
 echo "# flannel: pod $PA $IPA -> pod $PB $IPB; kernel: pod $PC 10.245.1.2 -> pod $PD $IPD"
 echo "# flannel.1: $(ip -n "$A" -d -o link show flannel.1 | tr -s ' \\' ' ')"
 echo "# vx42:      $(ip -n "$C" -d -o link show vx42 | tr -s ' \\' ' ')"
@@ -129,27 +149,38 @@ if command -v ethtool >/dev/null; then
 fi
 nsx "$PA" ping -c 2 -W 2 "$IPB" >/dev/null || { echo "flannel pods cannot ping each other" >&2; exit 1; }
 nsx "$PC" ping -c 2 -W 2 "$IPD" >/dev/null || { echo "kernel-baseline pods cannot ping each other" >&2; exit 1; }
+[ "$IPT" != 1 ] || nsx "$PE" ping -c 2 -W 2 "$IPD" >/dev/null || { echo "kernel+iptables pods cannot ping each other" >&2; exit 1; }
 
 ip netns exec "$PB" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
 ip netns exec "$PD" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
 wait_for "iperf3 servers" 10 sh -c "ip netns exec $PB ss -ltn | grep -q :5201 && ip netns exec $PD ss -ltn | grep -q :5201"
+if [ "$IPT" = 1 ]; then
+    ip netns exec "$PF" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
+    wait_for "iperf3 server (c)" 10 sh -c "ip netns exec $PF ss -ltn | grep -q :5201"
+fi
 
-declare -a R_F R_K
+R_F=(); R_K=(); R_I=()
 run() { # variant client-ns server-ip round
     local json gbps retr
     json=$(timeout $((SECS + 30)) ip netns exec "$2" iperf3 -c "$3" -p 5201 -t "$SECS" -J)
     read -r gbps retr < <(python3 -c 'import json,sys; e=json.load(sys.stdin)["end"]; print("%.3f %d" % (e["sum_received"]["bits_per_second"]/1e9, e["sum_sent"].get("retransmits",0)))' <<<"$json")
     echo "throughput variant=$1 round=$4 seconds=$SECS gbit_s=$gbps retransmits=$retr load1=$(cut -d' ' -f1 /proc/loadavg)"
-    if [ "$1" = flannel ]; then R_F+=("$gbps"); else R_K+=("$gbps"); fi
+    case $1 in flannel) R_F+=("$gbps") ;; kernel) R_K+=("$gbps") ;; *) R_I+=("$gbps") ;; esac
 }
 for r in $(seq 1 "$ROUNDS"); do
     if [ $((r % 2)) = 1 ]; then run flannel "$PA" "$IPB" "$r"; run kernel "$PC" "$IPD" "$r"
     else run kernel "$PC" "$IPD" "$r"; run flannel "$PA" "$IPB" "$r"; fi
+    [ "$IPT" != 1 ] || run kernel+iptables "$PE" "$IPD" "$r"
 done
-python3 - "${R_F[*]}" "${R_K[*]}" <<'PY'
+python3 - "${R_F[*]}" "${R_K[*]}" "${R_I[*]:-}" <<'PY'
 import statistics, sys
 f = [float(x) for x in sys.argv[1].split()]; k = [float(x) for x in sys.argv[2].split()]
+i = [float(x) for x in sys.argv[3].split()]
 mf, mk = statistics.median(f), statistics.median(k)
 print("throughput summary flannel_median_gbit_s=%.3f kernel_median_gbit_s=%.3f ratio=%.3f flannel_runs=%s kernel_runs=%s"
       % (mf, mk, mf / mk, ",".join("%.2f" % x for x in f), ",".join("%.2f" % x for x in k)))
+if i:
+    mi = statistics.median(i)
+    print("throughput summary kernel+iptables_median_gbit_s=%.3f ratio_flannel_to_it=%.3f ratio_it_to_kernel=%.3f runs=%s"
+          % (mi, mf / mi, mi / mk, ",".join("%.2f" % x for x in i)))
 PY
