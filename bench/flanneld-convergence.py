@@ -3,6 +3,7 @@
 #   env GROW=2000 GROW_AT=2000   leases added while flanneld runs, after the start at N=GROW_AT (GROW=0: skip)
 #   env RUNS=1      repetitions per N
 #   env FLANNELD_JAVA_OPTS=...  passed on to bin/flanneld
+#   env DIAG=1      heap, class histogram and (with -XX:NativeMemoryTracking=summary) NMT after convergence
 #
 # Convergence of the real daemon (bin/flanneld, etcd mode, VXLAN) in a throwaway network namespace:
 # N leases written upstream's way into a real etcd (each key under its own 24 h etcd lease, upstream's
@@ -219,7 +220,14 @@ def one_run(n, run):
     time.sleep(5)
     rss = rss_mb(jp) if p.poll() is None else 0
     if os.environ.get("DIAG") and p.poll() is None:
+        names = [open("/proc/%d/task/%s/comm" % (jp, t)).read().strip() for t in os.listdir("/proc/%d/task" % jp)]
+        groups = {}
+        for nm in names:
+            k = re.sub(r"[-#]?[0-9]+$", "", nm)
+            groups[k] = groups.get(k, 0) + 1
+        print("threads=%d %s" % (len(names), " ".join("%s:%d" % kv for kv in sorted(groups.items(), key=lambda kv: -kv[1]))))
         print(sh("jcmd", str(jp), "GC.heap_info", check=False))
+        print(sh("jcmd", str(jp), "VM.native_memory", "summary", check=False))  # needs -XX:NativeMemoryTracking=summary
         print("\n".join(sh("jcmd", str(jp), "GC.class_histogram", check=False).splitlines()[:25]))
     conv = ("%.2f" % (t_done - t0)) if t_done else (
         "TIMEOUT(%ds)" % limit if p.poll() is None else "EXITED(%d, log %s/flanneld-%s.log)" % (p.returncode, D, tag))
