@@ -183,8 +183,16 @@ def stop(p):
 
 
 def snapshot_line(tag):
-    m = re.findall(r"lease snapshot programmed leases=(\d+) seconds=([0-9.]+)", open("%s/flanneld-%s.log" % (D, tag)).read())
-    return ("snapshot_programmed_s=%s" % m[-1][1]) if m else "snapshot_programmed_s=?"
+    """From the daemon's log: subnet.env written → full listing received → snapshot programmed (its own timer)."""
+    log = open("%s/flanneld-%s.log" % (D, tag)).read()
+    m = re.findall(r"lease snapshot programmed leases=(\d+) seconds=([0-9.]+)", log)
+
+    def ts(pattern):
+        x = re.search(r"^\S+T(\d+):(\d+):([0-9.]+)Z .*" + pattern, log, re.M)
+        return int(x.group(1)) * 3600 + int(x.group(2)) * 60 + float(x.group(3)) if x else None
+    env, listed = ts("subnet.env written"), ts(r"etcd leases listed prefix=\S+/subnets leases=")
+    gap = ("%.2f" % (listed - env)) if env is not None and listed is not None else "?"
+    return "env_to_listed_s=%s snapshot_programmed_s=%s" % (gap, m[-1][1] if m else "?")
 
 
 def one_run(n, run):
