@@ -3,6 +3,7 @@
 #   env GROW=2000 GROW_AT=2000   leases added while flanneld runs, after the start at N=GROW_AT (GROW=0: skip)
 #   env RUNS=1      repetitions per N
 #   env FLANNELD_JAVA_OPTS=...  passed on to bin/flanneld
+#   env LATE_S=70   diagnostic: RSS and thread count again LATE_S seconds after the first sample
 #   env DIAG=1      heap, class histogram and (with -XX:NativeMemoryTracking=summary) NMT after convergence
 #
 # Convergence of the real daemon (bin/flanneld, etcd mode, VXLAN) in a throwaway network namespace:
@@ -243,6 +244,10 @@ def one_run(n, run):
     print("convergence mode=etcd leases=%d run=%d converged_s=%s subnet_env_s=%s %s routes=%d neigh=%d fdb=%d "
           "rss_mb_at_converged=%.1f rss_mb_5s_later=%.1f load1=%s"
           % (n, run, conv, env_s, snapshot_line(tag), c[0], c[1], c[2], rss_now, rss, load()), flush=True)
+    if os.environ.get("LATE_S") and p.poll() is None:  # diagnostic: RSS and threads again after idling
+        time.sleep(float(os.environ["LATE_S"]))
+        print("late mode=etcd leases=%d after_converged_s=%.0f rss_mb=%.1f threads=%d"
+              % (n, time.time() - (t_done or t0), rss_mb(jp), len(os.listdir("/proc/%d/task" % jp))), flush=True)
     if GROW and n == GROW_AT and t_done and run == 1:
         grow(p, jp, n)
     rc = stop(p)
