@@ -57,6 +57,30 @@ class VxlanBulkIT {
         }
     }
 
+    @Test
+    void aPeerWhoseRouteFailsInTheBatchGetsThePerPeerRetriesAndRollback() throws Exception {
+        try (Node node = Node.withUnderlay("vxb", VxlanPeersIT.ADDR)) {
+            node.register("", "10.244.1.0/24", node.underlay("ul0", VxlanPeersIT.ADDR), null);
+            List<LeaseEvent> batch = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                batch.add(LeaseEvent.added(peer(i, "0e:00:00:00:%02x:%02x")));
+                if (i == 10) {
+                    // the kernel takes neighbour and FDB entries for 224.0.0.0 but refuses a multicast gateway
+                    batch.add(LeaseEvent.added(Leases.v4("224.0.0.0/24", "198.51.100.9", "0e:00:00:00:ff:09")));
+                }
+            }
+            node.apply(batch.toArray(LeaseEvent[]::new));
+
+            assertThat(counts(node)).containsExactly(20, 20, 20);
+            assertThat(node.ip("neigh", "show", "dev", "flannel.1")).doesNotContain("224.0.0.0");
+            assertThat(node.bridge("fdb", "show", "dev", "flannel.1")).doesNotContain("0e:00:00:00:ff:09");
+            // as on the per-peer path: 10 tries in apply (9 back-offs), one more in the reconcile after the first batch
+            assertThat(node.network.counters().errors(VxlanCounters.ErrorKind.ROUTE)).isEqualTo(2);
+            assertThat(node.slept).hasSize(9);
+            assertThat(node.network.counters().errors(VxlanCounters.ErrorKind.NEIGHBOUR)).isZero();
+        }
+    }
+
     private static Lease peer(int i, String macFormat) {
         return Leases.v4("10." + (100 + (i >> 8)) + "." + (i & 255) + ".0/24", "172.16." + (i >> 8) + "." + (i & 255),
                 String.format(macFormat, i >> 8, i & 255));
