@@ -70,6 +70,7 @@ public class RtnlCodecBench {
 
     /** 2,000 onlink routes, the blackhole for the network, the kernel's link route: 2,002 routes, all in the main table. */
     @Benchmark
+    @OutputTimeUnit(TimeUnit.MICROSECONDS)
     public List<Route> parseRouteDump() {
         return parse();
     }
