@@ -180,7 +180,9 @@ class VxlanPeersIT {
 
             Wait.until("neighbour MAC restored", java.time.Duration.ofSeconds(20),
                     () -> neighbours(node).equals(List.of("10.244.3.0 " + MAC_3 + " [\"PERMANENT\"]")));
-            assertThat(node.network.counters().repairs()).isGreaterThanOrEqualTo(1);
+            // the kernel entry is fixed in the middle of the pass; the counter moves when the pass ends
+            Wait.until("repair counted", java.time.Duration.ofSeconds(20),
+                    () -> node.network.counters().repairs() >= 1);
         }
     }
 
