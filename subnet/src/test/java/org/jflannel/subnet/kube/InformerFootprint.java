@@ -8,6 +8,7 @@ import org.jflannel.testsupport.kube.KubeMockServer;
 
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
@@ -53,7 +54,7 @@ public final class InformerFootprint {
     }
 
     /** The cache alone: N parsed Nodes kept whole (as fabric8's default store does) or slimmed. */
-    private static void storeOnly(String json, int n, boolean slim) throws InterruptedException {
+    private static void storeOnly(String json, int n, boolean slim) {
         SlimNodeStore slimStore = new SlimNodeStore(KubeFixture.KEYS);
         java.util.Map<String, Node> whole = new java.util.concurrent.ConcurrentHashMap<>();
         long before = usedAfterGc();
@@ -71,13 +72,28 @@ public final class InformerFootprint {
                 slim ? "slim" : "default", slim ? slimStore.size() : whole.size(), after - before, (after - before) / n);
     }
 
-    private static long usedAfterGc() throws InterruptedException {
-        long used = Long.MAX_VALUE;
-        for (int i = 0; i < 5; i++) {
-            System.gc();
-            Thread.sleep(200);
-            used = Math.min(used, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+    /** At most this many collections; a stable reading usually comes after two or three. */
+    private static final int MAX_GCS = 20;
+    /** Two readings closer than this count as stable (a few objects of the JMX call itself). */
+    private static final long STABLE_BYTES = 64 * 1024;
+
+    /**
+     * Used heap once garbage collection stops freeing memory: collect until two consecutive readings
+     * agree within {@link #STABLE_BYTES} (bounded by {@link #MAX_GCS}); the lowest reading is returned.
+     */
+    private static long usedAfterGc() {
+        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        long previous = Long.MAX_VALUE;
+        long lowest = Long.MAX_VALUE;
+        for (int i = 0; i < MAX_GCS; i++) {
+            memory.gc();
+            long used = memory.getHeapMemoryUsage().getUsed();
+            lowest = Math.min(lowest, used);
+            if (Math.abs(used - previous) < STABLE_BYTES) {
+                break;
+            }
+            previous = used;
         }
-        return used;
+        return lowest;
     }
 }
