@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Run it plain or under `nice -n -10`, NOT under `chrt -f` (SCHED_FIFO): two jetcd pool threads of the
+# daemon once spun for 5 minutes at real-time priority, starving the machine (docs/benchmarks.md).
 # Usage (root): bench/flanneld-convergence.py [N ...]        (default: 500 2000 10000)
 #   env GROW=2000 GROW_AT=2000   leases added while flanneld runs, after the start at N=GROW_AT (GROW=0: skip)
 #   env RUNS=1      repetitions per N

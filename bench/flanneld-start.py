@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Run it plain or under `nice -n -10`, NOT under `chrt -f` (SCHED_FIFO): two jetcd pool threads of the
+# daemon once spun for 5 minutes at real-time priority, starving the machine (docs/benchmarks.md).
 # Usage (root): bench/flanneld-start.py [RUNS]      (default 5 runs of each kind)
 #   env FLANNELD_JAVA_OPTS=...  passed on to bin/flanneld
 #
