@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (Ran fine under `chrt -f 10`, but see docs/benchmarks.md: prefer `nice -n -10` for anything running flanneld.)
 # Pod-to-pod TCP throughput (iperf3) through jflannel's VXLAN beside a hand-configured kernel VXLAN,
 # in the same run, on identical topologies. Needs root. Usage:
 #   bench/pod-throughput.sh [SECONDS] [ROUNDS]       (default 10 s per iperf3 run, 3 rounds)
