@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Programs N flannel peer triples (neighbour + FDB + onlink route) on a VXLAN device in a scratch
 # network namespace, through jflannel's RtNetlink and through `ip -batch` + `bridge -batch`, and
-# prints triples per second for each. Needs root. Usage: bench/netlink-triples.sh [N ...] (default 5000 20000)
+# prints triples per second for each; also RtNetlink.batch() (pipelined). Needs root. Usage: bench/netlink-triples.sh [N ...] (default 5000 20000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "needs root" >&2; exit 1; }
@@ -52,7 +52,7 @@ with open(f"{tmp}/ip.batch", "w") as ipb, open(f"{tmp}/bridge.batch", "w") as br
 PY
 }
 
-run_java() { # N [pairs]
+run_java() { # N [triples|pairs|pipelined|pipelined-pairs]
     ip -n "$NS" link del flannel.1 2>/dev/null || true
     ip netns exec "$NS" java -cp "$CP" org.jflannel.linuxnet.NetlinkTriplesBench "$1" 2000 "${2:-triples}" 2>&1 | grep -v '^SLF4J'
 }
@@ -112,5 +112,7 @@ for N in "${SIZES[@]}"; do
     done
     # neighbour + FDB only: our request path against iproute2's without the kernel's route insertion
     run_ip "$N" pairs; run_java "$N" pairs
+    # the same through RtNetlink.batch(): all neighbours + FDB entries pipelined, then all routes
+    if [ "${PIPELINED:-1}" = 1 ]; then run_java "$N" pipelined; run_java "$N" pipelined-pairs; fi
     [ "${NEXTHOP:-1}" = 0 ] || run_nexthop "$N"
 done

@@ -13,6 +13,7 @@ final class NlWriter {
     static final int HDRLEN = 16;
 
     private final ByteBuffer buf;
+    private int start;
 
     NlWriter(ByteBuffer buf) {
         this.buf = buf.order(ByteOrder.nativeOrder());
@@ -29,8 +30,26 @@ final class NlWriter {
     /** Starts a message; the length is filled in by {@link #finish()}. */
     NlWriter begin(int type, int flags, int seq) {
         buf.clear();
+        start = 0;
         buf.putInt(0).putShort((short) type).putShort((short) flags).putInt(seq).putInt(0);
         return this;
+    }
+
+    /**
+     * Starts a message after the ones already in the buffer (a pipelined batch: several requests in
+     * one datagram); close it with {@link #endMessage()}.
+     */
+    NlWriter append(int type, int flags, int seq) {
+        pad();
+        start = buf.position();
+        buf.putInt(0).putShort((short) type).putShort((short) flags).putInt(seq).putInt(0);
+        return this;
+    }
+
+    /** Writes the length of the message begun by {@link #append} and pads it to 4 bytes. */
+    void endMessage() {
+        buf.putInt(start, buf.position() - start);
+        pad();
     }
 
     NlWriter u8(int v) {

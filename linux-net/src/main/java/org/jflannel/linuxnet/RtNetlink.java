@@ -4,7 +4,10 @@ import static org.jflannel.linuxnet.Rtnl.*;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
@@ -266,6 +269,41 @@ public final class RtNetlink implements AutoCloseable {
         });
     }
 
+    // ---- pipelined ----
+
+    /** An empty batch of pipelined neighbour, FDB and route requests on this socket. */
+    public Batch batch() {
+        return new Batch(this);
+    }
+
+    synchronized BatchResult execute(List<Batch.Request> requests) throws NetlinkException {
+        int[] errnos = new int[requests.size()];
+        String[] messages = new String[requests.size()];
+        channel.pipeline(requests, errnos, messages);
+        List<NetlinkException> errors = new ArrayList<>(Collections.nCopies(requests.size(), null));
+        Map<Integer, String> devs = new HashMap<>(); // one lookup per device, not per failure
+        for (int i = 0; i < errnos.length; i++) {
+            Batch.Request r = requests.get(i);
+            if (errnos[i] != 0 && !(r.deletes() && isGone(errnos[i]))) {
+                errors.set(i, new NetlinkException(typeName(r.type()), describe(r.subject(), devs), errnos[i], messages[i]));
+            }
+        }
+        return new BatchResult(errors);
+    }
+
+    private String describe(Object subject, Map<Integer, String> devs) {
+        if (subject instanceof Route r) {
+            return r.describe() + (r.linkIndex() > 0 ? " " + devs.computeIfAbsent(r.linkIndex(), this::dev) : "")
+                    + (r.onlink() ? " onlink" : "");
+        }
+        if (subject instanceof Neighbour n) {
+            return Inets.format(n.ip()) + (n.mac() != null ? " lladdr " + n.mac() : "") + " "
+                    + devs.computeIfAbsent(n.linkIndex(), this::dev);
+        }
+        FdbEntry e = (FdbEntry) subject;
+        return e.mac() + " dst " + Inets.format(e.dst()) + " " + devs.computeIfAbsent(e.linkIndex(), this::dev) + " self";
+    }
+
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
@@ -284,22 +322,18 @@ public final class RtNetlink implements AutoCloseable {
 
     /** For deletes: "already gone" is success. */
     private void checkQuiet(int errno, String op, Supplier<String> object) throws NetlinkException {
-        if (errno == Errno.ENOENT || errno == Errno.ESRCH || errno == Errno.ENODEV || errno == Errno.EADDRNOTAVAIL) {
+        if (isGone(errno)) {
             return;
         }
         check(errno, op, object);
     }
 
-    private String describe(Route r) {
-        return r.describe() + (r.linkIndex() > 0 ? " " + dev(r.linkIndex()) : "") + (r.onlink() ? " onlink" : "");
+    private static boolean isGone(int errno) {
+        return errno == Errno.ENOENT || errno == Errno.ESRCH || errno == Errno.ENODEV || errno == Errno.EADDRNOTAVAIL;
     }
 
-    private String describe(Neighbour n) {
-        return Inets.format(n.ip()) + (n.mac() != null ? " lladdr " + n.mac() : "") + " " + dev(n.linkIndex());
-    }
-
-    private String describe(FdbEntry e) {
-        return e.mac() + " dst " + Inets.format(e.dst()) + " " + dev(e.linkIndex()) + " self";
+    private String describe(Object subject) {
+        return describe(subject, new HashMap<>());
     }
 
     /**

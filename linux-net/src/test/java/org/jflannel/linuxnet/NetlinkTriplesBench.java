@@ -20,6 +20,8 @@ import org.jflannel.core.MacAddress;
 public final class NetlinkTriplesBench {
     /** "grouped": neighbour + route per peer, then all FDB entries, the order of the ip/bridge batch files. */
     private static boolean grouped;
+    /** "pipelined": all neighbours + FDB entries in one {@link Batch}, then all routes in a second (backend-vxlan's bulk path). */
+    private static boolean pipelined;
 
     private NetlinkTriplesBench() {
     }
@@ -30,6 +32,8 @@ public final class NetlinkTriplesBench {
         String mode = args.length > 2 ? args[2] : "triples";
         boolean routes = !mode.equals("pairs");
         grouped = mode.equals("grouped");
+        pipelined = mode.startsWith("pipelined");
+        routes = routes && !mode.equals("pipelined-pairs");
         try (RtNetlink nl = RtNetlink.open()) {
             int ext = underlay(nl);
             if (warmup > 0) {
@@ -61,7 +65,12 @@ public final class NetlinkTriplesBench {
         long procCpu0 = os.getProcessCpuTime();
         long start = System.nanoTime(), block = start;
         StringBuilder blocks = new StringBuilder();
-        for (int i = 0; i < n; i++) {
+        if (pipelined) {
+            long[] ns = pipelined(nl, vx, n, routes);
+            neighNs = ns[0];
+            routeNs = ns[1];
+        }
+        for (int i = 0; i < (pipelined ? 0 : n); i++) {
             InetAddress subnet = InetAddress.getByAddress(new byte[] {10, (byte) (1 + (i >> 8)), (byte) i, 0});
             InetAddress vtep = InetAddress.getByAddress(new byte[] {(byte) 172, (byte) (16 + (i >> 16)), (byte) (i >> 8), (byte) i});
             MacAddress mac = new MacAddress(0x0e0000000000L | i);
@@ -99,10 +108,34 @@ public final class NetlinkTriplesBench {
         double cpu = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
         double procCpu = (os.getProcessCpuTime() - procCpu0) / 1e9;
         if (report) {
-            System.out.printf(Locale.ROOT, (routes ? (grouped ? "java-grouped" : "java") : "java-pairs") + " N=%d wall_s=%.3f triples_per_s=%.0f cpu_s=%.3f (jvm %.3f) "
+            String name = (pipelined ? "java-pipelined" : grouped ? "java-grouped" : "java") + (routes ? "" : "-pairs");
+            System.out.printf(Locale.ROOT, name + " N=%d wall_s=%.3f triples_per_s=%.0f cpu_s=%.3f (jvm %.3f) "
                             + "triples_per_cpu_s=%.0f neigh_us=%.1f fdb_us=%.1f route_us=%.1f per5000=[%s ]%n", n, secs,
                     n / secs, cpu, procCpu, n / cpu, neighNs / 1e3 / n, fdbNs / 1e3 / n, routeNs / 1e3 / n, blocks);
         }
         nl.deleteLink(dev);
+    }
+
+    /** Returns the nanoseconds of the neighbour + FDB batch and of the route batch (reported as neigh_us, route_us). */
+    private static long[] pipelined(RtNetlink nl, int vx, int n, boolean routes) throws Exception {
+        long t0 = System.nanoTime();
+        Batch pairs = nl.batch();
+        Batch routeBatch = nl.batch();
+        for (int i = 0; i < n; i++) {
+            InetAddress subnet = InetAddress.getByAddress(new byte[] {10, (byte) (1 + (i >> 8)), (byte) i, 0});
+            InetAddress vtep = InetAddress.getByAddress(new byte[] {(byte) 172, (byte) (16 + (i >> 16)), (byte) (i >> 8), (byte) i});
+            MacAddress mac = new MacAddress(0x0e0000000000L | i);
+            pairs.replaceNeighbour(Neighbour.permanent(vx, subnet, mac));
+            pairs.replaceFdb(new FdbEntry(vx, mac, vtep));
+            routeBatch.replaceRoute(Route.onlink(new IpPrefix(subnet, 24), subnet, vx));
+        }
+        BatchResult r1 = pairs.execute();
+        long t1 = System.nanoTime();
+        BatchResult r2 = routes ? routeBatch.execute() : null;
+        long t2 = System.nanoTime();
+        if (r1.failures() > 0 || (r2 != null && r2.failures() > 0)) {
+            throw new IllegalStateException("batch failures: " + r1.errors() + (r2 == null ? "" : " " + r2.errors()));
+        }
+        return new long[] {t1 - t0, t2 - t1};
     }
 }

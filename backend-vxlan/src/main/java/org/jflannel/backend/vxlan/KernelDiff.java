@@ -2,8 +2,10 @@ package org.jflannel.backend.vxlan;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.jflannel.linuxnet.FdbEntry;
 import org.jflannel.linuxnet.IpPrefix;
@@ -48,6 +50,14 @@ record KernelDiff(List<Missing> missing, List<Neighbour> strayNeighbours, List<F
     static KernelDiff of(List<PeerEntries.Encapsulated> desired, List<Neighbour> neighbours, List<FdbEntry> fdb,
                          List<Route> routes, boolean withStrays) {
         List<Missing> missing = new ArrayList<>();
+        // indexed once: comparing every desired entry with every dumped one was O(N^2) (4 million
+        // comparisons per table at 2,000 peers, 400 million at 20,000)
+        Map<InetAddress, List<Neighbour>> neighByIp = new HashMap<>();
+        neighbours.forEach(n -> neighByIp.computeIfAbsent(n.ip(), k -> new ArrayList<>(1)).add(n));
+        Set<FdbEntry> haveFdb = new HashSet<>(fdb);
+        Map<IpPrefix, List<Route>> routesByDst = new HashMap<>();
+        routes.stream().filter(r -> r.dst() != null)
+                .forEach(r -> routesByDst.computeIfAbsent(r.dst(), k -> new ArrayList<>(1)).add(r));
         Set<InetAddress> wantedIps = new HashSet<>();
         Set<FdbEntry> wantedFdb = new HashSet<>();
         Set<IpPrefix> wantedDst = new HashSet<>();
@@ -55,9 +65,11 @@ record KernelDiff(List<Missing> missing, List<Neighbour> strayNeighbours, List<F
             wantedIps.add(e.neighbour().ip());
             wantedFdb.add(e.fdb());
             wantedDst.add(e.route().dst());
-            int parts = (neighbours.stream().anyMatch(n -> sameNeighbour(n, e.neighbour())) ? 0 : 1)
-                    + (fdb.contains(e.fdb()) ? 0 : 1)
-                    + (routes.stream().anyMatch(r -> sameRoute(r, e.route())) ? 0 : 1);
+            int parts = (neighByIp.getOrDefault(e.neighbour().ip(), List.of()).stream()
+                    .anyMatch(n -> sameNeighbour(n, e.neighbour())) ? 0 : 1)
+                    + (haveFdb.contains(e.fdb()) ? 0 : 1)
+                    + (routesByDst.getOrDefault(e.route().dst(), List.of()).stream()
+                    .anyMatch(r -> sameRoute(r, e.route())) ? 0 : 1);
             if (parts > 0) {
                 missing.add(new Missing(e, parts));
             }

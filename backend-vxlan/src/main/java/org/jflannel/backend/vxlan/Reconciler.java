@@ -3,8 +3,11 @@ package org.jflannel.backend.vxlan;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import org.jflannel.linuxnet.IpPrefix;
 import org.jflannel.linuxnet.Route;
 import org.jflannel.linuxnet.RtNetlink;
 import org.slf4j.Logger;
@@ -63,15 +66,20 @@ final class Reconciler {
 
     int direct(Collection<PeerPlan> plans, boolean retryFailing) throws IOException, InterruptedException {
         int repairs = 0;
-        List<Route> main = null;
+        Map<IpPrefix, List<Route>> main = null; // by destination: one scan per peer was O(peers x routes)
         for (PeerPlan p : plans) {
             for (PeerEntries e : p.entries()) {
                 if (e instanceof PeerEntries.Direct d) {
                     if (main == null) {
-                        main = nl.routes(0, Route.TABLE_MAIN);
+                        main = new HashMap<>();
+                        for (Route r : nl.routes(0, Route.TABLE_MAIN)) {
+                            if (r.dst() != null) {
+                                main.computeIfAbsent(r.dst(), k -> new ArrayList<>(1)).add(r);
+                            }
+                        }
                     }
-                    if ((retryFailing || !failing.contains(d))
-                            && main.stream().noneMatch(r -> KernelDiff.sameRoute(r, d.route()))) {
+                    if ((retryFailing || !failing.contains(d)) && main.getOrDefault(d.route().dst(), List.of()).stream()
+                            .noneMatch(r -> KernelDiff.sameRoute(r, d.route()))) {
                         LOG.info("entry repaired {}", e.describe());
                         repairs += repair(d, 1);
                     }

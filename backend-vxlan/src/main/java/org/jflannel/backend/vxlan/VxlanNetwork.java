@@ -25,6 +25,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class VxlanNetwork implements Network {
     private static final Logger LOG = LoggerFactory.getLogger(VxlanNetwork.class);
+    /** From this many added leases in one batch on, their entries are pipelined ({@link BulkWriter}). */
+    static final int BULK_MIN = 8;
 
     private final Lease own;
     private final int mtu;
@@ -33,6 +35,9 @@ public final class VxlanNetwork implements Network {
     private final VtepDevice v6;
     private final boolean directRouting;
     private final EntryWriter writer;
+    private final BulkWriter bulk;
+    /** Entries of the current batch waiting for one pipelined write; null when the batch is small. */
+    private List<PeerEntries.Encapsulated> deferred;
     private final Reconciler reconciler;
     private final VxlanCounters counters;
     private final Map<String, PeerPlan> programmed = new LinkedHashMap<>();
@@ -52,6 +57,7 @@ public final class VxlanNetwork implements Network {
         this.directRouting = directRouting;
         this.counters = counters;
         this.writer = new EntryWriter(nl, retry, counters);
+        this.bulk = new BulkWriter(nl, counters);
         this.reconciler = new Reconciler(nl, writer, failing);
     }
 
@@ -88,23 +94,37 @@ public final class VxlanNetwork implements Network {
     @Override
     public void apply(List<LeaseEvent> batch) {
         boolean first = !snapshotSeen;
-        for (LeaseEvent event : batch) {
-            if (closed || Thread.currentThread().isInterrupted()) {
-                return;
-            }
-            try {
-                if (event.type() == LeaseEvent.Type.ADDED) {
-                    added(event.lease());
-                } else {
-                    removed(event.lease());
+        long start = System.nanoTime();
+        long adds = batch.stream().filter(e -> e.type() == LeaseEvent.Type.ADDED).count();
+        deferred = adds >= BULK_MIN ? new ArrayList<>((int) adds) : null;
+        try {
+            for (LeaseEvent event : batch) {
+                if (closed || Thread.currentThread().isInterrupted()) {
+                    return;
                 }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (RuntimeException e) {
-                counters.error(ErrorKind.LEASE_SKIPPED);
-                LOG.error("lease failed lease={} error={}", event.lease().key(), e.toString());
+                try {
+                    if (event.type() == LeaseEvent.Type.ADDED) {
+                        added(event.lease());
+                    } else {
+                        flush(); // a removal may concern an entry still waiting to be written
+                        removed(event.lease());
+                    }
+                } catch (RuntimeException e) {
+                    counters.error(ErrorKind.LEASE_SKIPPED);
+                    LOG.error("lease failed lease={} error={}", event.lease().key(), e.toString());
+                }
             }
+            flush();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        } finally {
+            deferred = null;
+        }
+        if (adds >= BULK_MIN) {
+            // one line for the batch; the per-peer lines are at DEBUG (thousands of peers at start-up)
+            LOG.info("leases applied events={} added={} peers={} failing={} ms={}", batch.size(), adds,
+                    programmed.size(), failing.size(), (System.nanoTime() - start) / 1_000_000);
         }
         snapshotSeen = true;
         if (first) {
@@ -118,6 +138,9 @@ public final class VxlanNetwork implements Network {
         }
         PeerPlanner.Outcome outcome = planner().plan(lease);
         PeerPlan old = programmed.remove(lease.key());
+        if (old != null) {
+            flush(); // the old entries may still be waiting to be written
+        }
         if (outcome instanceof PeerPlanner.Skipped s) {
             counters.error(ErrorKind.LEASE_SKIPPED);
             LOG.warn("{} lease={}", s.reason(), lease.key());
@@ -132,7 +155,33 @@ public final class VxlanNetwork implements Network {
         }
         programmed.put(plan.key(), plan);
         for (PeerEntries e : plan.entries()) {
-            LOG.info("lease added {}", e.describe());
+            if (deferred == null) {
+                LOG.info("lease added {}", e.describe());
+            } else if (LOG.isDebugEnabled()) { // describe() builds a string: not for 20,000 peers unless asked
+                LOG.debug("lease added {}", e.describe());
+            }
+            if (deferred != null && e instanceof PeerEntries.Encapsulated enc) {
+                deferred.add(enc);
+            } else {
+                write(e);
+            }
+        }
+    }
+
+    /** Writes the deferred entries pipelined; those that failed go through the per-peer path (retries, rollback). */
+    private void flush() throws InterruptedException {
+        if (deferred == null || deferred.isEmpty()) {
+            return;
+        }
+        List<PeerEntries.Encapsulated> failed = bulk.program(deferred);
+        Set<PeerEntries> retry = new HashSet<>(failed);
+        for (PeerEntries.Encapsulated e : deferred) {
+            if (!retry.contains(e)) {
+                failing.remove(e);
+            }
+        }
+        deferred.clear();
+        for (PeerEntries.Encapsulated e : failed) {
             write(e);
         }
     }
@@ -243,18 +292,25 @@ public final class VxlanNetwork implements Network {
         List<PeerPlan> old = new ArrayList<>(programmed.values());
         programmed.clear();
         PeerPlanner planner = planner();
-        int written = 0;
-        for (PeerPlan p : old) {
-            if (planner.plan(p.lease()) instanceof PeerPlanner.Planned np) {
-                programmed.put(np.plan().key(), np.plan());
-                for (PeerEntries e : np.plan().entries()) {
-                    if (write(e)) {
-                        written++;
+        deferred = new ArrayList<>();
+        try {
+            for (PeerPlan p : old) {
+                if (planner.plan(p.lease()) instanceof PeerPlanner.Planned np) {
+                    programmed.put(np.plan().key(), np.plan());
+                    for (PeerEntries e : np.plan().entries()) {
+                        if (e instanceof PeerEntries.Encapsulated enc) {
+                            deferred.add(enc);
+                        } else {
+                            write(e);
+                        }
                     }
                 }
             }
+            flush();
+        } finally {
+            deferred = null;
         }
-        LOG.info("vxlan entries replayed peers={} written={}", programmed.size(), written);
+        LOG.info("vxlan entries replayed peers={} failing={}", programmed.size(), failing.size());
     }
 
     private PeerPlanner planner() {

@@ -1,0 +1,101 @@
+package org.jflannel.backend.vxlan;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.jflannel.core.Lease;
+import org.jflannel.core.LeaseEvent;
+import org.jflannel.linuxnet.Neighbour;
+import org.jflannel.linuxnet.Route;
+import org.jflannel.linuxnet.RtNetlink;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** Large batches go through the pipelined path (BulkWriter); the kernel must end up as with the per-peer path. */
+@Tag("netns")
+class VxlanBulkIT {
+    private static final int PEERS = 1000;
+
+    @Test
+    void aThousandPeersInOneBatchAllGetTheirEntries() throws Exception {
+        try (Node node = Node.withUnderlay("vxb", VxlanPeersIT.ADDR)) {
+            node.register("", "10.244.1.0/24", node.underlay("ul0", VxlanPeersIT.ADDR), null);
+            List<LeaseEvent> batch = new ArrayList<>();
+            for (int i = 0; i < PEERS; i++) {
+                batch.add(LeaseEvent.added(peer(i, "0e:00:00:00:%02x:%02x")));
+            }
+            node.apply(batch.toArray(LeaseEvent[]::new));
+
+            assertThat(counts(node)).containsExactly(PEERS, PEERS, PEERS);
+            assertThat(node.ip("route", "show", "dev", "flannel.1").lines().filter(l -> l.contains("onlink"))).hasSize(PEERS);
+            assertThat(node.onLeaseEvents(() -> node.network.peers())).isEqualTo(PEERS);
+            assertThat(node.network.counters().entriesProgrammed()).isEqualTo(3L * PEERS);
+        }
+    }
+
+    @Test
+    void removalsAndChangedPeersInsideALargeBatchKeepTheirOrder() throws Exception {
+        try (Node node = Node.withUnderlay("vxb", VxlanPeersIT.ADDR)) {
+            node.register("", "10.244.1.0/24", node.underlay("ul0", VxlanPeersIT.ADDR), null);
+            List<LeaseEvent> batch = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                batch.add(LeaseEvent.added(peer(i, "0e:00:00:00:%02x:%02x")));
+            }
+            batch.add(LeaseEvent.removed(peer(3, "0e:00:00:00:%02x:%02x")));     // added above, gone again
+            batch.add(LeaseEvent.added(peer(5, "0e:00:00:11:%02x:%02x")));       // came back with a new MAC
+            batch.add(LeaseEvent.added(peer(20, "0e:00:00:00:%02x:%02x")));
+            node.apply(batch.toArray(LeaseEvent[]::new));
+
+            assertThat(counts(node)).containsExactly(20, 20, 20);
+            String neigh = node.ip("neigh", "show", "dev", "flannel.1");
+            assertThat(neigh).doesNotContain("10.100.3.0 ").contains("10.100.5.0 lladdr 0e:00:00:11:00:05")
+                    .doesNotContain("0e:00:00:00:00:05");
+            assertThat(node.bridge("fdb", "show", "dev", "flannel.1")).doesNotContain("0e:00:00:00:00:05")
+                    .contains("0e:00:00:11:00:05 dst 172.16.0.5");
+            assertThat(node.ip("route", "show", "dev", "flannel.1")).doesNotContain("10.100.3.0/24");
+        }
+    }
+
+    @Test
+    void aPeerWhoseRouteFailsInTheBatchGetsThePerPeerRetriesAndRollback() throws Exception {
+        try (Node node = Node.withUnderlay("vxb", VxlanPeersIT.ADDR)) {
+            node.register("", "10.244.1.0/24", node.underlay("ul0", VxlanPeersIT.ADDR), null);
+            List<LeaseEvent> batch = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                batch.add(LeaseEvent.added(peer(i, "0e:00:00:00:%02x:%02x")));
+                if (i == 10) {
+                    // the kernel takes neighbour and FDB entries for 224.0.0.0 but refuses a multicast gateway
+                    batch.add(LeaseEvent.added(Leases.v4("224.0.0.0/24", "198.51.100.9", "0e:00:00:00:ff:09")));
+                }
+            }
+            node.apply(batch.toArray(LeaseEvent[]::new));
+
+            assertThat(counts(node)).containsExactly(20, 20, 20);
+            assertThat(node.ip("neigh", "show", "dev", "flannel.1")).doesNotContain("224.0.0.0");
+            assertThat(node.bridge("fdb", "show", "dev", "flannel.1")).doesNotContain("0e:00:00:00:ff:09");
+            // as on the per-peer path: 10 tries in apply (9 back-offs), one more in the reconcile after the first batch
+            assertThat(node.network.counters().errors(VxlanCounters.ErrorKind.ROUTE)).isEqualTo(2);
+            assertThat(node.slept).hasSize(9);
+            assertThat(node.network.counters().errors(VxlanCounters.ErrorKind.NEIGHBOUR)).isZero();
+        }
+    }
+
+    private static Lease peer(int i, String macFormat) {
+        return Leases.v4("10." + (100 + (i >> 8)) + "." + (i & 255) + ".0/24", "172.16." + (i >> 8) + "." + (i & 255),
+                String.format(macFormat, i >> 8, i & 255));
+    }
+
+    /** Permanent neighbours, FDB entries with a destination and onlink routes on flannel.1, by our own dumps. */
+    private static List<Integer> counts(Node node) throws Exception {
+        return node.onLeaseEvents(() -> {
+            try (RtNetlink nl = RtNetlink.open()) {
+                int idx = nl.link("flannel.1").orElseThrow().index();
+                return List.of(
+                        (int) nl.neighbours(idx).stream().filter(n -> n.state() == Neighbour.NUD_PERMANENT).count(),
+                        (int) nl.fdb(idx).stream().filter(f -> f.mac().value() != 0).count(),
+                        (int) nl.routesOf(idx).stream().filter(Route::onlink).count());
+            }
+        });
+    }
+}
