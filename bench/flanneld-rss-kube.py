@@ -63,6 +63,8 @@ try:
         if os.environ.get("DIAG"):
             print(sh("jcmd", str(f.pid), "VM.native_memory", "summary", check=False))
             print(sh("jcmd", str(f.pid), "GC.heap_info", check=False))
+            if os.environ.get("DUMP"):
+                sh("jcmd", str(f.pid), "GC.heap_dump", os.environ["DUMP"], check=False)
             hist = sh("jcmd", str(f.pid), "GC.class_histogram", check=False)
             print(hist[:3000] + "\n" + hist.strip().splitlines()[-1])
             print(sh("jcmd", str(f.pid), "GC.heap_info", check=False))
