@@ -50,6 +50,7 @@ try:
         rss = int(sh("ps", "-o", "rss=", "-p", str(f.pid)).strip() or 0)
         if os.environ.get("DIAG"):
             print(sh("jcmd", str(f.pid), "VM.native_memory", "summary", check=False))
+            print(sh("jcmd", str(f.pid), "GC.heap_info", check=False))
             print(sh("sh", "-c", "pmap -x %d | sort -k3 -n | tail -12" % f.pid, check=False))
         f.terminate(); rc = f.wait(20)
         print("%-10s routes=%d converged_s=%.2f rss_mb=%.1f exit=%d opts=%s" % (label, n, t, rss / 1024, rc, opts))

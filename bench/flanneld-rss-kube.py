@@ -62,7 +62,14 @@ try:
         rss = int(sh("ps", "-o", "rss=", "-p", str(f.pid)).strip() or 0)
         if os.environ.get("DIAG"):
             print(sh("jcmd", str(f.pid), "VM.native_memory", "summary", check=False))
-            print(sh("jcmd", str(f.pid), "GC.class_histogram", check=False)[:3000])
+            print(sh("jcmd", str(f.pid), "GC.heap_info", check=False))
+            if os.environ.get("DUMP"):
+                sh("jcmd", str(f.pid), "GC.heap_dump", os.environ["DUMP"], check=False)
+            hist = sh("jcmd", str(f.pid), "GC.class_histogram", check=False)
+            print(hist[:3000] + "\n" + hist.strip().splitlines()[-1])
+            print(sh("jcmd", str(f.pid), "GC.heap_info", check=False))
+            time.sleep(2)
+            print("rss after the histogram's full GC: %.1f MB" % (int(sh("ps", "-o", "rss=", "-p", str(f.pid)).strip() or 0) / 1024))
         f.terminate(); rc = f.wait(20)
         print("%-10s routes=%d converged_s=%.2f rss_mb=%.1f exit=%d opts=%s" % (label, n, t, rss / 1024, rc, opts))
         sh(*X, "ip", "link", "del", "flannel.1", check=False)

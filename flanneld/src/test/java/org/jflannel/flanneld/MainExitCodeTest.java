@@ -72,6 +72,18 @@ class MainExitCodeTest {
     }
 
     @Test
+    void aFlagGivenTwiceTakesTheLastValueWithoutAStackTrace() throws Exception {
+        // the last value (out of range) wins, so the run stops at validation, after parsing succeeded
+        try (DaemonProcess p = DaemonProcess.start(List.of(), Map.of(),
+                "--subnet-lease-renew-margin=30", "--subnet-lease-renew-margin", "1440")) {
+            assertThat(p.waitFor(EXIT)).isEqualTo(1);
+            assertThat(p.stderr()).contains("subnetLeaseRenewMargin:1440",
+                    "Invalid subnet-lease-renew-margin option, out of acceptable range")
+                    .doesNotContain("Exception", "\tat ");
+        }
+    }
+
+    @Test
     void invalidVariableExits1NamingIt() throws Exception {
         try (DaemonProcess p = DaemonProcess.start(List.of(), Map.of("FLANNELD_IPTABLES_RESYNC", "soon"))) {
             assertThat(p.waitFor(EXIT)).isEqualTo(1);

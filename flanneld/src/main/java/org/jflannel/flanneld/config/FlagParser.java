@@ -53,6 +53,16 @@ public final class FlagParser {
     }
 
     public static Outcome parse(List<String> args, Map<String, String> env) {
+        try {
+            return parseOrThrow(args, env);
+        } catch (CommandLine.PicocliException e) {
+            // the canonical tokens are checked before picocli sees them, so this is a model/parser surprise;
+            // it still must not escape as a stack trace (REFERENCE §1 Ours: message + usage hint, exit 1)
+            return new Outcome.Failure(e.getMessage() == null ? e.toString() : e.getMessage());
+        }
+    }
+
+    private static Outcome parseOrThrow(List<String> args, Map<String, String> env) {
         CommandLine cl = newCommandLine();
         Map<String, OptionSpec> byName = new LinkedHashMap<>();
         for (OptionSpec o : cl.getCommandSpec().options()) {
@@ -176,6 +186,12 @@ public final class FlagParser {
 
     private static CommandLine newCommandLine() {
         CommandLine cl = new CommandLine(new FlagSpec());
+        // Go's flag package: a single-valued flag given twice takes the last value (repeatable ones accumulate)
+        cl.setOverwrittenOptionsAllowed(true);
+        // Go takes the next argument as the value whatever it looks like (--etcd-prefix --ip-masq)
+        cl.setAllowOptionsAsOptionParameters(true);
+        // "--" is handled above; as a value (--etcd-prefix --) it is just a value. An argv string holds no NUL.
+        cl.setEndOfOptionsDelimiter("\0");
         cl.registerConverter(Integer.class, GoValues::parseInt);
         cl.registerConverter(Integer.TYPE, GoValues::parseInt);
         cl.registerConverter(Boolean.class, GoValues::parseBool);

@@ -76,7 +76,24 @@ class FlagParserTest {
                 Arguments.of("", Map.of("FLANNELD_NET_CONFIG_PATH", "/e.json"), f(Options::netConfigPath), "/e.json"),
                 Arguments.of("", Map.of("FLANNELD_VERSION", "true"), f(Options::ipMasq), false),
                 Arguments.of("--ip-masq false --healthz-port=1", Map.of(), f(Options::healthzPort), 0),
-                Arguments.of("-- --healthz-port=1", Map.of(), f(Options::healthzPort), 0));
+                Arguments.of("-- --healthz-port=1", Map.of(), f(Options::healthzPort), 0),
+                // a single-valued flag given twice: the last value wins (Go's flag package), also across syntaxes
+                Arguments.of("--net-config-path a --net-config-path b", Map.of(), f(Options::netConfigPath), "b"),
+                Arguments.of("-net-config-path=a --net-config-path b", Map.of("FLANNELD_NET_CONFIG_PATH", "c"),
+                        f(Options::netConfigPath), "b"),
+                Arguments.of("--healthz-port 1 -healthz-port=2", Map.of(), f(Options::healthzPort), 2),
+                Arguments.of("--ip-masq --ip-masq=false", Map.of(), f(Options::ipMasq), false),
+                Arguments.of("--ip-masq=false -ip-masq", Map.of(), f(Options::ipMasq), true),
+                Arguments.of("--kube-subnet-mgr --kube-subnet-mgr", Map.of(), f(Options::kubeSubnetMgr), true),
+                Arguments.of("--etcd-password x --etcd-password y", Map.of(), f(Options::etcdPassword), "y"),
+                Arguments.of("--iface-can-reach 10.0.0.1 --iface-can-reach=", Map.of(), f(Options::ifaceCanReach), ""),
+                // values picocli could read as syntax of its own reach it verbatim
+                Arguments.of("--etcd-prefix=@/tmp/args", Map.of(), f(Options::etcdPrefix), "@/tmp/args"),
+                Arguments.of("--etcd-prefix --ip-masq", Map.of(), f(Options::etcdPrefix), "--ip-masq"),
+                Arguments.of("--etcd-prefix=--version", Map.of(), f(Options::etcdPrefix), "--version"),
+                Arguments.of("--etcd-prefix --", Map.of(), f(Options::etcdPrefix), "--"),
+                Arguments.of("--etcd-prefix=a=b", Map.of(), f(Options::etcdPrefix), "a=b"),
+                Arguments.of("--iface a --iface a", Map.of(), f(Options::iface), List.of("a", "a")));
     }
 
     @ParameterizedTest(name = "[{index}] {0} {1}")
@@ -107,6 +124,18 @@ class FlagParserTest {
     @MethodSource("errors")
     void badFlagOrVariableIsAFailureWithGoMessage(String args, Map<String, String> env, String message) {
         assertThat(FlagParser.parse(split(args), env)).isEqualTo(new FlagParser.Outcome.Failure(message));
+    }
+
+    @ParameterizedTest(name = "[{index}] {0}")
+    @MethodSource("oddCommandLines")
+    void noCommandLineEscapesAsAnException(String args) {
+        assertThat(FlagParser.parse(split(args), Map.of())).isNotNull();
+    }
+
+    static Stream<String> oddCommandLines() {
+        return Stream.of("--version --version", "--version=false --version", "-h --h", "--v=3 --v=4 --v 5",
+                "--healthz-port=1 --healthz-port=x", "--vmodule a --vmodule b --log_backtrace_at c --log_backtrace_at d",
+                "@/nonexistent", "--iface @/nonexistent", "--subnet-file= --subnet-file", "-", "--ip-masq=true=true");
     }
 
     @Test

@@ -1,9 +1,15 @@
 package org.jflannel.subnet.kube;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeList;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 
 import java.io.File;
 import java.io.IOException;
@@ -61,9 +67,35 @@ public final class KubeClients {
         return configure(new KubernetesClientBuilder().withConfig(ours)).build();
     }
 
-    /** Names the client's task threads {@code kube-client-N} (daemon threads, shut down with the client). */
+    /**
+     * JSON for the kinds the daemon reads: Node (the informer's watch events, GETs of our node), Pod
+     * (our pod's {@code spec.nodeName}) and Status (API errors, watch ERROR events). fabric8's default
+     * looks every kind up through {@code ServiceLoader} on the first watch event and so loads ~500
+     * model classes (Gateway API, storage, flow control, ...) that cost metaspace and are never used;
+     * a kind not registered here would arrive as a {@code GenericKubernetesResource}.
+     */
+    public static KubernetesSerialization serialization() {
+        return SERIALIZATION;
+    }
+
+    /** One per JVM, as fabric8's own default (thread-safe; its Jackson caches stay warm across clients). */
+    private static final KubernetesSerialization SERIALIZATION = newSerialization();
+
+    private static KubernetesSerialization newSerialization() {
+        KubernetesSerialization json = new KubernetesSerialization(new ObjectMapper(), false);
+        json.registerKubernetesResource(Node.class);
+        json.registerKubernetesResource(NodeList.class);
+        json.registerKubernetesResource(Pod.class);
+        json.registerKubernetesResource(Status.class);
+        return json;
+    }
+
+    /**
+     * Names the client's task threads {@code kube-client-N} (daemon threads, shut down with the client)
+     * and gives it a {@link #serialization()} that knows only the kinds we read.
+     */
     public static KubernetesClientBuilder configure(KubernetesClientBuilder builder) {
-        return builder.withTaskExecutorSupplier(new KubernetesClientBuilder.ExecutorSupplier() {
+        return builder.withKubernetesSerialization(serialization()).withTaskExecutorSupplier(new KubernetesClientBuilder.ExecutorSupplier() {
             @Override
             public ExecutorService get() {
                 AtomicInteger n = new AtomicInteger();

@@ -1,6 +1,11 @@
 package org.jflannel.subnet.kube;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.WatchEvent;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import org.jflannel.testsupport.kube.KubeMockServer;
 import org.jflannel.testsupport.kube.KubeconfigWriter;
 import org.junit.jupiter.api.Test;
@@ -41,5 +46,23 @@ class KubeClientsTest {
     void unreadableKubeconfigIsAnError(@TempDir Path dir) {
         assertThatThrownBy(() -> KubeClients.connect(KubeOptions.defaults().withApiAccess(dir.resolve("none").toString(), ""), Map.of()))
                 .hasMessageContaining("cannot be read");
+    }
+
+    @Test
+    void serializationReadsWatchEventsOfTheKindsWeUseWithoutScanningTheModel() {
+        KubernetesSerialization json = KubeClients.serialization();
+        WatchEvent node = json.unmarshal("{\"type\":\"ADDED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Node\","
+                + "\"metadata\":{\"name\":\"n1\",\"resourceVersion\":\"7\"},\"spec\":{\"podCIDR\":\"10.244.1.0/24\"}}}",
+                WatchEvent.class);
+        assertThat(node.getObject()).isInstanceOfSatisfying(Node.class,
+                n -> assertThat(n.getSpec().getPodCIDR()).isEqualTo("10.244.1.0/24"));
+        WatchEvent error = json.unmarshal("{\"type\":\"ERROR\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Status\","
+                + "\"code\":410,\"reason\":\"Expired\"}}", WatchEvent.class);
+        assertThat(error.getObject()).isInstanceOfSatisfying(Status.class, st -> assertThat(st.getCode()).isEqualTo(410));
+        // an unregistered kind stays generic: the ~500 other model classes were not looked up
+        assertThat(json.getRegisteredKubernetesResource("v1", "ConfigMap")).isNull();
+        WatchEvent other = json.unmarshal("{\"type\":\"ADDED\",\"object\":{\"apiVersion\":\"gateway.networking.k8s.io/v1\","
+                + "\"kind\":\"Gateway\",\"metadata\":{\"name\":\"g\"}}}", WatchEvent.class);
+        assertThat(other.getObject()).isInstanceOf(GenericKubernetesResource.class);
     }
 }
