@@ -75,6 +75,13 @@ public final class KubeClients {
      * a kind not registered here would arrive as a {@code GenericKubernetesResource}.
      */
     public static KubernetesSerialization serialization() {
+        return SERIALIZATION;
+    }
+
+    /** One per JVM, as fabric8's own default (thread-safe; its Jackson caches stay warm across clients). */
+    private static final KubernetesSerialization SERIALIZATION = newSerialization();
+
+    private static KubernetesSerialization newSerialization() {
         KubernetesSerialization json = new KubernetesSerialization(new ObjectMapper(), false);
         json.registerKubernetesResource(Node.class);
         json.registerKubernetesResource(NodeList.class);

@@ -118,8 +118,10 @@ class KubeSubnetManagerTest {
 
     @Test
     void annotationPatchFailingPastTheRetryLimitIsUpstreamsTimeout() throws Exception {
+        // a 3 s retry window: on a loaded 2-core CI machine one PATCH alone can take longer than 500 ms,
+        // and the test needs at least two attempts inside the window
         kube.options(kube.options().withTimings(java.time.Duration.ofSeconds(20), java.time.Duration.ofMillis(50),
-                java.time.Duration.ofMillis(500)));
+                java.time.Duration.ofSeconds(3)));
         KubeSubnetManager m = kube.manager("me");
         kube.server.failNext("PATCH", "/api/v1/nodes/me/status", 1_000, 500);
 
