@@ -3,8 +3,10 @@ package org.jflannel.subnet.etcd;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -40,6 +42,12 @@ final class Expirations {
     }
 
     /** Looks up every lease ID not yet known (0 = no lease = reservation, never looked up). */
+    /**
+     * TimeToLive calls in flight at once. All at once (upstream's way) made jetcd's pool grow to ~77
+     * threads at 2,000 leases and, at 10,000, exhausted the daemon's 48 MB heap (docs/benchmarks.md).
+     */
+    static final int MAX_IN_FLIGHT = 64;
+
     void prefetch(Collection<Long> leaseIds) throws InterruptedException {
         if (cache.size() > MAX_CACHED) {
             cache.clear();
@@ -51,8 +59,16 @@ final class Expirations {
             }
         }
         EtcdStore s = store.get();
+        List<Long> ids = new ArrayList<>(wanted);
+        for (int from = 0; from < ids.size(); from += MAX_IN_FLIGHT) {
+            fetch(s, ids.subList(from, Math.min(ids.size(), from + MAX_IN_FLIGHT)));
+        }
+    }
+
+    /** One window of TimeToLive calls, in flight together, each bounded by the store's call timeout. */
+    private void fetch(EtcdStore s, List<Long> window) throws InterruptedException {
         Map<Long, CompletableFuture<Long>> calls = new HashMap<>();
-        for (long id : wanted) {
+        for (long id : window) {
             calls.put(id, s.ttlAsync(id));
         }
         long deadline = System.nanoTime() + s.timeout().toNanos();
