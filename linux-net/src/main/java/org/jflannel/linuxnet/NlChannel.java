@@ -80,29 +80,7 @@ final class NlChannel implements AutoCloseable {
 
     /** Like {@link #execute()}, collecting replies that come before the ACK (e.g. RTM_GETLINK, route get). */
     <T> int execute(Decoder<T> decoder, List<T> out) throws NetlinkException {
-        socket.send(writer.finish(), txAddress, "rtnetlink request");
-        int want = seq;
-        while (true) {
-            int n = receive();
-            for (int at = 0; at + NlWriter.HDRLEN <= n; ) {
-                int len = rx.getInt(at);
-                int type = rx.getShort(at + 4) & 0xffff;
-                int flags = rx.getShort(at + 6) & 0xffff;
-                if (len < NlWriter.HDRLEN || at + len > n) {
-                    break;
-                }
-                if (rx.getInt(at + 8) == want) {
-                    if (type == NLMSG_ERROR) {
-                        return errorOf(at, len, flags);
-                    }
-                    if (type == NLMSG_DONE) {
-                        return 0;
-                    }
-                    collect(decoder, out, type, at, len);
-                }
-                at += (len + 3) & ~3;
-            }
-        }
+        return exchange(decoder, out, "rtnetlink request");
     }
 
     /**
@@ -157,7 +135,16 @@ final class NlChannel implements AutoCloseable {
     }
 
     private <T> int dumpOnce(Decoder<T> decoder, List<T> out) throws NetlinkException {
-        socket.send(writer.finish(), txAddress, "rtnetlink dump");
+        return exchange(decoder, out, "rtnetlink dump");
+    }
+
+    /**
+     * Sends the prepared message and reads until its ACK (NLMSG_ERROR) or NLMSG_DONE, collecting the
+     * replies before it: 0, or the kernel's errno. DUMP_INTR only ever comes on dump replies, and a
+     * request's DONE carries 0, so one loop serves requests and dumps.
+     */
+    private <T> int exchange(Decoder<T> decoder, List<T> out, String what) throws NetlinkException {
+        socket.send(writer.finish(), txAddress, what);
         int want = seq;
         while (true) {
             int n = receive();
