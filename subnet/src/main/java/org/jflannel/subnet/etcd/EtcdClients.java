@@ -12,6 +12,15 @@ import org.slf4j.LoggerFactory;
 final class EtcdClients {
     private static final Logger LOG = LoggerFactory.getLogger(EtcdClients.class);
 
+    static {
+        // jetcd starts a Vert.x instance per client; Vert.x's class-path file resolving creates a
+        // /tmp/vertx-cache-* directory for each, removed only on a clean close (a SIGKILLed daemon left
+        // one per client and start). jetcd never reads files through Vert.x.
+        if (System.getProperty("vertx.disableFileCPResolving") == null) {
+            System.setProperty("vertx.disableFileCPResolving", "true");
+        }
+    }
+
     private EtcdClients() {
     }
 

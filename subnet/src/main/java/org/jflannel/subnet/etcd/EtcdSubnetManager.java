@@ -87,14 +87,14 @@ public final class EtcdSubnetManager implements SubnetManager {
             ownLeaseWatch.close();
         }
         OwnLeaseGuard guard = new OwnLeaseGuard(a.key(), renewer, onLeaseLost);
-        ownLeaseWatch = new LeaseWatch(this::watchConnection, a.key(), a.key()::equals, guard, "etcd-own-lease", timings, clock).start();
+        ownLeaseWatch = new LeaseWatch(this::watchConnection, a.key(), a.key()::equals, guard, "etcd-own-lease", timings, clock, true).start();
         return a.lease();
     }
 
     /** All leases under {@code <prefix>/subnets}, the own one included; see {@link SubnetManager#watchLeases}. */
     @Override
     public synchronized Subscription watchLeases(Consumer<List<LeaseEvent>> sink) {
-        LeaseWatch w = new LeaseWatch(this::watchConnection, options.subnetsPrefix(), key -> true, sink, "etcd-lease-watch", timings, clock);
+        LeaseWatch w = new LeaseWatch(this::watchConnection, options.subnetsPrefix(), key -> true, sink, "etcd-lease-watch", timings, clock, false);
         subscriptions.add(w);
         return w.start();
     }

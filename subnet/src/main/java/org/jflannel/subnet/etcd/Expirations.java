@@ -17,13 +17,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Expiration times of etcd leases. For a listing they are read as upstream reads them
- * ({@code TimeToLive} per key), all distinct leases of the listing asked at once and remembered per
- * lease ID. For a live watch event they are not read: the key was just put, and flanneld always
- * grants a fresh 24 h lease right before its put, so the expiration is "now + 24 h" (a
+ * Expiration times of etcd leases. Where they matter (the own lease: its renewal follows them) a
+ * listing reads them as upstream does ({@code TimeToLive} per key), at most {@link #MAX_IN_FLIGHT} at
+ * once, remembered per lease ID. Where they do not (the peers: no backend uses a peer's expiration,
+ * etcd deletes an expired key and the watch reports that) they are never read ({@code read} false):
+ * 2,000 {@code TimeToLive} calls made the first listing 0.55-0.6 s slower and grew jetcd's pool to
+ * ~30 threads. For a live watch event they are not read either: the key was just put, and flanneld
+ * always grants a fresh 24 h lease right before its put, so the expiration is "now + 24 h" (a
  * {@code TimeToLive} round trip per event made a burst of 2,000 leases arrive 1.3 s late instead of
- * 10 ms). A null expiration means exactly "no etcd lease" (a reservation); an unreadable TTL is
- * estimated, never stops a lease from being delivered.
+ * 10 ms). A null expiration means exactly "no etcd lease" (a reservation); an unread or unreadable TTL
+ * is estimated as "now + lease TTL", never stops a lease from being delivered.
  */
 final class Expirations {
     private static final Logger LOG = LoggerFactory.getLogger(Expirations.class);
@@ -32,23 +35,31 @@ final class Expirations {
     private final java.util.function.Supplier<EtcdStore> store;
     private final Clock clock;
     private final java.time.Duration leaseTtl;
+    private final boolean read;
     private final Map<Long, Instant> cache = new HashMap<>();
 
-    /** {@code leaseTtl}: what flanneld grants before each put (24 h; shorter in tests). */
-    Expirations(java.util.function.Supplier<EtcdStore> store, Clock clock, java.time.Duration leaseTtl) {
+    /**
+     * {@code leaseTtl}: what flanneld grants before each put (24 h; shorter in tests); {@code read}:
+     * whether listings read the real TTLs, or estimate them all.
+     */
+    Expirations(java.util.function.Supplier<EtcdStore> store, Clock clock, java.time.Duration leaseTtl, boolean read) {
         this.store = store;
         this.clock = clock;
         this.leaseTtl = leaseTtl;
+        this.read = read;
     }
 
-    /** Looks up every lease ID not yet known (0 = no lease = reservation, never looked up). */
     /**
      * TimeToLive calls in flight at once. All at once (upstream's way) made jetcd's pool grow to ~77
      * threads at 2,000 leases and, at 10,000, exhausted the daemon's 48 MB heap (docs/benchmarks.md).
      */
     static final int MAX_IN_FLIGHT = 64;
 
+    /** Looks up every lease ID not yet known (0 = no lease = reservation, never looked up); nothing unless {@code read}. */
     void prefetch(Collection<Long> leaseIds) throws InterruptedException {
+        if (!read) {
+            return;
+        }
         if (cache.size() > MAX_CACHED) {
             cache.clear();
         }

@@ -54,13 +54,14 @@ final class LeaseWatch implements Subscription {
     /** Whether the current watch got established: the back-off starts over after a working watch. */
     private boolean established;
 
+    /** {@code readExpirations}: listings read each key's TTL (the own lease), or estimate them (peers; see {@link Expirations}). */
     LeaseWatch(Connector connector, String prefix, Predicate<String> keyFilter, Consumer<List<LeaseEvent>> sink,
-               String threadName, EtcdTimings timings, Clock clock) {
+               String threadName, EtcdTimings timings, Clock clock, boolean readExpirations) {
         this.connector = connector;
         this.prefix = prefix;
         this.keyFilter = keyFilter;
         this.timings = timings;
-        this.table = new LeaseTable(new Expirations(() -> store, clock, timings.leaseTtl()), sink);
+        this.table = new LeaseTable(new Expirations(() -> store, clock, timings.leaseTtl(), readExpirations), sink);
         this.thread = new Thread(this::run, threadName);
         this.thread.setDaemon(true);
     }

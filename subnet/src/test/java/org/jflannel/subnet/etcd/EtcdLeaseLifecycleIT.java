@@ -129,6 +129,43 @@ class EtcdLeaseLifecycleIT {
                 .satisfies(e -> assertThat(e.lease().attrs()).isEqualTo(ours));
     }
 
+    /**
+     * Peers' expirations are never used, so the listing must not ask etcd for them: counted on etcd's
+     * own gRPC metrics, the 30-peer snapshot costs no TimeToLive call (at most one, for the own
+     * lease's watch listing, which may run meanwhile). Upstream's way made it 31 calls.
+     */
+    @Test
+    void peerSnapshotReadsNoTtls() throws Exception {
+        for (int i = 1; i <= 30; i++) {
+            admin.putLeased(admin.key("10.42." + i + ".0-24"),
+                    EtcdAdmin.upstreamValue("192.0.2." + i, "{\"VNI\":1,\"VtepMAC\":\"0e:00:00:00:00:01\"}"));
+        }
+        EtcdSubnetManager m = manager(null, EtcdAdmin.TIMINGS, () -> { });
+        m.acquireLease(EtcdFaultsIT.attrs("192.0.2.200", "0e:00:00:00:00:10"));
+        long before = ttlCalls();
+
+        org.jflannel.subnet.SubnetManagerContract.Recorder rec = new org.jflannel.subnet.SubnetManagerContract.Recorder();
+        toClose.add(m.watchLeases(rec));
+
+        assertThat(rec.awaitBatches(1).get(0)).hasSize(31)
+                .allSatisfy(e -> assertThat(e.lease().expiration()).isNotNull());
+        assertThat(ttlCalls() - before).isLessThanOrEqualTo(1);
+    }
+
+    /** LeaseTimeToLive calls etcd has started, from its Prometheus endpoint on the client port. */
+    private long ttlCalls() throws Exception {
+        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(etcd.endpoint() + "/metrics")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        long n = 0;
+        for (String line : r.body().split("\n")) {
+            if (line.startsWith("grpc_server_started_total{") && line.contains("grpc_method=\"LeaseTimeToLive\"")) {
+                n += (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return n;
+    }
+
     @Test
     void leaseIsRenewedBeforeItExpires() throws Exception {
         EtcdTimings shortLease = new EtcdTimings(Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofSeconds(1),
