@@ -38,6 +38,19 @@ def sh(*cmd, check=True):
     return r.stdout
 
 
+def smaps_by_kind(pid):
+    """Resident kB per kind of mapping (file name, [heap], [stack], anonymous), largest first: one line."""
+    kinds, cur = {}, "anon"
+    for line in open("/proc/%d/smaps" % pid):
+        f = line.split()
+        if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
+            cur = os.path.basename(f[5]) if len(f) > 5 else "anon"
+        elif f[0] == "Rss:":
+            kinds[cur] = kinds.get(cur, 0) + int(f[1])
+    top = sorted(kinds.items(), key=lambda kv: -kv[1])[:12]
+    return "smaps rss_kb " + " ".join("%s=%d" % kv for kv in top)
+
+
 def load():
     return open("/proc/loadavg").read().split()[0]
 
@@ -240,6 +253,8 @@ def one_run(n, run):
         print(sh("jcmd", str(jp), "GC.heap_info", check=False))
         print(sh("jcmd", str(jp), "VM.native_memory", "summary", check=False))  # needs -XX:NativeMemoryTracking=summary
         print("\n".join(sh("jcmd", str(jp), "GC.class_histogram", check=False).splitlines()[:25]))
+        print(smaps_by_kind(jp))
+        print("rss_mb_after_histogram_full_gc=%.1f" % rss_mb(jp))
     conv = ("%.2f" % (t_done - t0)) if t_done else (
         "TIMEOUT(%ds)" % limit if p.poll() is None else "EXITED(%d, log %s/flanneld-%s.log)" % (p.returncode, D, tag))
     env_s = ("%.2f" % (t_env - t0)) if t_env else "?"

@@ -79,7 +79,7 @@ def one(kind, run, opts=""):
     t0 = time.time()
     p = subprocess.Popen(X + [os.path.join(ROOT, "bin", "flanneld"), "--etcd-endpoints=" + EP, "--iface=ext0",
                               "--subnet-file=" + D + "/subnet.env"], stdout=log, stderr=subprocess.STDOUT,
-                         start_new_session=True, env=dict(os.environ, FLANNELD_JAVA_OPTS=opts))
+                         start_new_session=True, env=dict(os.environ, FLANNELD_JAVA_OPTS=(os.environ.get("FLANNELD_JAVA_OPTS", "") + " " + opts).strip()))
     procs.append(p)
     t = None
     end = t0 + 60
