@@ -11,6 +11,8 @@
 #     (`ip link add vx42 type vxlan id 42 dstport 4789 nolearning`, MTU 1450, like flannel.1) with a
 #     static neighbour, FDB entry and onlink route to the peer, and one pod per node behind a bridge
 #     with a veth (MTU 1450), the shape the bridge plugin builds.
+# (a') NOMASQ=1 (default): (a) in a second pair of nodes with its own etcd, flanneld without --ip-masq and
+#     the CNI delegate given "ipMasq": false: no nat table, so no conntrack, as in (b).
 # (c) diagnostic (IPT=1, default): (b) plus a copy of the iptables rules that flanneld and the CNI
 #     chain installed in A and B, to tell the rules' cost from the VXLAN configuration's.
 # Then ROUNDS rounds of `iperf3 -c <peer pod> -t SECONDS` from pod to pod, (a) and (b) interleaved
@@ -64,36 +66,55 @@ echo "# machine: $(nproc) cpus, kernel $(uname -r), $(java -version 2>&1 | head 
 echo "# commit $(git log -1 --format='%h %s'); namespaces ${P}*; load1 at start $(cut -d' ' -f1 /proc/loadavg)"
 
 # ---------------- (a) flannel: etcd + two flanneld + CNI plugin ----------------
-A=${P}a; B=${P}b; PA=${P}pa; PB=${P}pb
-underlay "$A" "$B"
-ip netns exec "$A" etcd --data-dir "$D/etcd" --listen-client-urls http://192.0.2.1:2379,http://127.0.0.1:2379 \
-    --advertise-client-urls http://192.0.2.1:2379 --listen-peer-urls http://127.0.0.1:2380 >"$D/etcd.log" 2>&1 &
-PIDS+=($!)
-wait_for "etcd" 30 nsx "$A" etcdctl --endpoints=http://127.0.0.1:2379 endpoint health
-nsx "$A" etcdctl --endpoints=http://127.0.0.1:2379 put /coreos.com/network/config \
-    '{"Network":"10.244.0.0/16","Backend":{"Type":"vxlan"}}' >/dev/null
-for n in a b; do
-    mkdir -p "$D/$n"
-    ip netns exec "${P}$n" "$ROOT/bin/flanneld" --etcd-endpoints=http://192.0.2.1:2379 --iface=eth0 --ip-masq \
-        --subnet-file="$D/$n/subnet.env" >"$D/$n/flanneld.log" 2>&1 &
+flannel_pair() { # nsX nsY dir ipmasq(1/0): etcd in X, flanneld in both (with --ip-masq when 1)
+    local x=$1 y=$2 dir=$3 masq=$4 n
+    underlay "$x" "$y"
+    mkdir -p "$dir"
+    ip netns exec "$x" etcd --data-dir "$dir/etcd" --listen-client-urls http://192.0.2.1:2379,http://127.0.0.1:2379 \
+        --advertise-client-urls http://192.0.2.1:2379 --listen-peer-urls http://127.0.0.1:2380 >"$dir/etcd.log" 2>&1 &
     PIDS+=($!)
-done
-for n in a b; do
-    wait_for "flanneld $n subnet.env" 90 test -s "$D/$n/subnet.env"
-    wait_for "flanneld $n route to its peer" 60 sh -c "ip -n ${P}$n route show dev flannel.1 | grep -q onlink"
-done
+    wait_for "etcd in $x" 30 nsx "$x" etcdctl --endpoints=http://127.0.0.1:2379 endpoint health
+    nsx "$x" etcdctl --endpoints=http://127.0.0.1:2379 put /coreos.com/network/config \
+        '{"Network":"10.244.0.0/16","Backend":{"Type":"vxlan"}}' >/dev/null
+    for n in "$x" "$y"; do
+        mkdir -p "$dir/$n"
+        ip netns exec "$n" "$ROOT/bin/flanneld" --etcd-endpoints=http://192.0.2.1:2379 --iface=eth0 \
+            $([ "$masq" = 1 ] && echo --ip-masq) --subnet-file="$dir/$n/subnet.env" >"$dir/$n/flanneld.log" 2>&1 &
+        PIDS+=($!)
+    done
+    for n in "$x" "$y"; do
+        wait_for "flanneld $n subnet.env" 90 test -s "$dir/$n/subnet.env"
+        wait_for "flanneld $n route to its peer" 60 sh -c "ip -n $n route show dev flannel.1 | grep -q onlink"
+    done
+}
+A=${P}a; B=${P}b; PA=${P}pa; PB=${P}pb
+flannel_pair "$A" "$B" "$D/masq" 1
 
-cni_add() { # node-ns pod-ns node-dir → prints the pod's IPv4 address (runs in a subshell: no mkns here)
+cni_add() { # node-ns pod-ns node-dir delegate-extra → prints the pod's IPv4 address (runs in a subshell: no mkns here)
     local conf out
-    conf=$(printf '{"cniVersion":"0.3.1","name":"cbr0","type":"flannel","delegate":{"hairpinMode":true,"isDefaultGateway":true},"subnetFile":"%s","dataDir":"%s","ipam":{"dataDir":"%s"}}' \
-        "$3/subnet.env" "$3/flannel" "$3/ipam")
+    conf=$(printf '{"cniVersion":"0.3.1","name":"cbr0","type":"flannel","delegate":{"hairpinMode":true,"isDefaultGateway":true%s},"subnetFile":"%s","dataDir":"%s","ipam":{"dataDir":"%s"}}' \
+        "$4" "$3/subnet.env" "$3/flannel" "$3/ipam")
     out=$(nsx "$1" env CNI_COMMAND=ADD CNI_CONTAINERID="$2" CNI_NETNS="/run/netns/$2" CNI_IFNAME=eth0 \
         CNI_PATH=/usr/lib/cni "$ROOT/bin/flannel" <<<"$conf" 2>>"$3/cni.log")
     python3 -c 'import json,sys; print([i["address"] for i in json.load(sys.stdin)["ips"] if "." in i["address"]][0].split("/")[0])' <<<"$out"
 }
 mkns "$PA"; mkns "$PB"
-IPA=$(cni_add "$A" "$PA" "$D/a")
-IPB=$(cni_add "$B" "$PB" "$D/b")
+IPA=$(cni_add "$A" "$PA" "$D/masq/$A" "")
+IPB=$(cni_add "$B" "$PB" "$D/masq/$B" "")
+
+# ---------------- (a') flannel without masquerading (NOMASQ=1, default) ----------------
+# flanneld without --ip-masq and the CNI delegate told "ipMasq": false (a documented flannel setup for
+# clusters that NAT egress elsewhere): no nat table in the node, so no conntrack, like the hand-made
+# baseline (b). Our VXLAN against the kernel's with the same netfilter state.
+NOMASQ=${NOMASQ:-1}
+if [ "$NOMASQ" = 1 ]; then
+    G=${P}g; H=${P}h; PG=${P}pg; PH=${P}ph
+    flannel_pair "$G" "$H" "$D/nomasq" 0
+    mkns "$PG"; mkns "$PH"
+    IPG=$(cni_add "$G" "$PG" "$D/nomasq/$G" ',"ipMasq":false')
+    IPH=$(cni_add "$H" "$PH" "$D/nomasq/$H" ',"ipMasq":false')
+    echo "# flannel-nomasq: nat rules in node $G: $(nsx "$G" iptables-save -t nat | grep -c '^-A' || true)"
+fi
 
 # ---------------- (b) kernel baseline: the same shape, configured by hand ----------------
 C=${P}c; DD=${P}d; PC=${P}pc; PD=${P}pd
@@ -132,7 +153,7 @@ if [ "$IPT" = 1 ]; then
     kernel_node "$E" "$PE" 192.0.2.1 1 192.0.2.2 2
     kernel_node "$F" "$PF" 192.0.2.2 2 192.0.2.1 1
     subnet_prefix() { sed -n 's/^FLANNEL_SUBNET=\([0-9]*\.[0-9]*\.[0-9]*\.\).*/\1/p' "$1"; }
-    SA=$(subnet_prefix "$D/a/subnet.env"); SB=$(subnet_prefix "$D/b/subnet.env")
+    SA=$(subnet_prefix "$D/masq/$A/subnet.env"); SB=$(subnet_prefix "$D/masq/$B/subnet.env")
     rename() { sed -e "s/${SA//./\\.}/10.245.1./g; s/${SB//./\\.}/10.245.2./g; s#10\.244\.0\.0/16#10.245.0.0/16#g"; }
     nsx "$A" iptables-save | rename | nsx "$E" iptables-restore
     nsx "$B" iptables-save | rename | nsx "$F" iptables-restore
@@ -151,6 +172,7 @@ fi
 nsx "$PA" ping -c 2 -W 2 "$IPB" >/dev/null || { echo "flannel pods cannot ping each other" >&2; exit 1; }
 nsx "$PC" ping -c 2 -W 2 "$IPD" >/dev/null || { echo "kernel-baseline pods cannot ping each other" >&2; exit 1; }
 [ "$IPT" != 1 ] || nsx "$PE" ping -c 2 -W 2 "$IPD" >/dev/null || { echo "kernel+iptables pods cannot ping each other" >&2; exit 1; }
+[ "$NOMASQ" != 1 ] || nsx "$PG" ping -c 2 -W 2 "$IPH" >/dev/null || { echo "flannel-nomasq pods cannot ping each other" >&2; exit 1; }
 
 ip netns exec "$PB" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
 ip netns exec "$PD" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
@@ -159,24 +181,30 @@ if [ "$IPT" = 1 ]; then
     ip netns exec "$PF" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
     wait_for "iperf3 server (c)" 10 sh -c "ip netns exec $PF ss -ltn | grep -q :5201"
 fi
+if [ "$NOMASQ" = 1 ]; then
+    ip netns exec "$PH" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
+    wait_for "iperf3 server (a')" 10 sh -c "ip netns exec $PH ss -ltn | grep -q :5201"
+fi
 
-R_F=(); R_K=(); R_I=()
+R_F=(); R_K=(); R_I=(); R_N=()
 run() { # variant client-ns server-ip round
     local json gbps retr
     json=$(timeout $((SECS + 30)) ip netns exec "$2" iperf3 -c "$3" -p 5201 -t "$SECS" -J)
     read -r gbps retr < <(python3 -c 'import json,sys; e=json.load(sys.stdin)["end"]; print("%.3f %d" % (e["sum_received"]["bits_per_second"]/1e9, e["sum_sent"].get("retransmits",0)))' <<<"$json")
     echo "throughput variant=$1 round=$4 seconds=$SECS gbit_s=$gbps retransmits=$retr load1=$(cut -d' ' -f1 /proc/loadavg)"
-    case $1 in flannel) R_F+=("$gbps") ;; kernel) R_K+=("$gbps") ;; *) R_I+=("$gbps") ;; esac
+    case $1 in flannel) R_F+=("$gbps") ;; kernel) R_K+=("$gbps") ;; flannel-nomasq) R_N+=("$gbps") ;; *) R_I+=("$gbps") ;; esac
 }
 for r in $(seq 1 "$ROUNDS"); do
     if [ $((r % 2)) = 1 ]; then run flannel "$PA" "$IPB" "$r"; run kernel "$PC" "$IPD" "$r"
     else run kernel "$PC" "$IPD" "$r"; run flannel "$PA" "$IPB" "$r"; fi
+    [ "$NOMASQ" != 1 ] || run flannel-nomasq "$PG" "$IPH" "$r"
     [ "$IPT" != 1 ] || run kernel+iptables "$PE" "$IPD" "$r"
 done
-python3 - "${R_F[*]}" "${R_K[*]}" "${R_I[*]:-}" <<'PY'
+python3 - "${R_F[*]}" "${R_K[*]}" "${R_I[*]:-}" "${R_N[*]:-}" <<'PY'
 import statistics, sys
 f = [float(x) for x in sys.argv[1].split()]; k = [float(x) for x in sys.argv[2].split()]
 i = [float(x) for x in sys.argv[3].split()]
+n = [float(x) for x in sys.argv[4].split()]
 mf, mk = statistics.median(f), statistics.median(k)
 print("throughput summary flannel_median_gbit_s=%.3f kernel_median_gbit_s=%.3f ratio=%.3f flannel_runs=%s kernel_runs=%s"
       % (mf, mk, mf / mk, ",".join("%.2f" % x for x in f), ",".join("%.2f" % x for x in k)))
@@ -184,4 +212,8 @@ if i:
     mi = statistics.median(i)
     print("throughput summary kernel+iptables_median_gbit_s=%.3f ratio_flannel_to_it=%.3f ratio_it_to_kernel=%.3f runs=%s"
           % (mi, mf / mi, mi / mk, ",".join("%.2f" % x for x in i)))
+if n:
+    mn = statistics.median(n)
+    print("throughput summary flannel-nomasq_median_gbit_s=%.3f ratio_nomasq_to_kernel=%.3f runs=%s"
+          % (mn, mn / mk, ",".join("%.2f" % x for x in n)))
 PY
