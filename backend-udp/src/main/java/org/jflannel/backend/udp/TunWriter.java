@@ -1,0 +1,58 @@
+package org.jflannel.backend.udp;
+
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.DatagramPacket;
+import java.net.Inet4Address;
+import java.nio.ByteBuffer;
+import org.jflannel.backend.udp.UdpCounters.Drop;
+import org.jflannel.core.Ip4Net;
+import org.jflannel.linuxnet.NetlinkException;
+import org.jflannel.linuxnet.TunDevice;
+
+/**
+ * UDP → TUN, on the socket's event loop: each datagram is one inner IP packet; after the
+ * {@link PacketPath#inbound} checks it is copied into one reused direct buffer and written to the
+ * TUN. Socket errors are counted and never close the channel.
+ */
+@ChannelHandler.Sharable
+final class TunWriter extends SimpleChannelInboundHandler<DatagramPacket> {
+    static final int MAX_PACKET = 65535;
+
+    private final TunDevice tun;
+    private final PacketPath path;
+    private final ByteBuffer buffer = ByteBuffer.allocateDirect(MAX_PACKET);
+
+    TunWriter(TunDevice tun, PacketPath path) {
+        this.tun = tun;
+        this.path = path;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket msg) {
+        if (!(msg.sender().getAddress() instanceof Inet4Address from)) {
+            path.drop(Drop.UNKNOWN_PEER, "datagram dropped reason=not-ipv4-sender from={}", msg.sender());
+            return;
+        }
+        int len = Math.min(msg.content().readableBytes(), MAX_PACKET);
+        buffer.clear();
+        msg.content().getBytes(msg.content().readerIndex(), buffer.limit(len));
+        buffer.clear().limit(len);
+        if (!path.inbound(buffer, Ip4Net.fromInet(from))) {
+            return;
+        }
+        buffer.limit(Ipv4.totalLength(buffer)); // trailing bytes after the IP packet (if any) stay out
+        try {
+            tun.write(buffer);
+            path.counters().received(len);
+        } catch (NetlinkException e) {
+            path.drop(Drop.TUN_WRITE_FAILED, "packet to tun dropped reason=write-failed error={}", e.getMessage());
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        path.drop(Drop.SEND_FAILED, "udp socket error error={}", cause.toString());
+    }
+}

@@ -1,0 +1,112 @@
+package org.jflannel.backend.udp;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.EnumSet;
+import java.util.Objects;
+import org.jflannel.core.Backend;
+import org.jflannel.core.BackendConfig;
+import org.jflannel.core.ConfigException;
+import org.jflannel.core.ExternalInterface;
+import org.jflannel.core.Lease;
+import org.jflannel.core.LeaseAttrs;
+import org.jflannel.core.NetConf;
+import org.jflannel.core.SubnetManager;
+import org.jflannel.linuxnet.IpPrefix;
+import org.jflannel.linuxnet.Link;
+import org.jflannel.linuxnet.NetlinkException;
+import org.jflannel.linuxnet.Route;
+import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.linuxnet.TunDevice;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The UDP backend (REFERENCE §7).
+ *
+ * <p>Design note: the kernel routes the whole cluster {@code Network} into the TUN {@code flannel0};
+ * the daemon reads each packet, finds the peer whose subnet holds the destination (longest-prefix
+ * match), and sends the bare IP packet as one datagram to that peer's {@code PublicIP:Port}; the
+ * peer writes it into its own TUN. Unlike VXLAN there is no kernel state per peer: the peer table
+ * lives here, so traffic stops with the daemon. Wire format and port stay upstream's, so mixed
+ * clusters work.
+ *
+ * <p>{@link #register} must run in the network namespace the devices belong in: the TUN, the
+ * netlink socket and the UDP socket are created by the calling thread.
+ */
+public final class UdpBackend implements Backend {
+    private static final Logger LOG = LoggerFactory.getLogger(UdpBackend.class);
+    /** 20 bytes outer IPv4 header + 8 bytes UDP header. */
+    static final int ENCAP_OVERHEAD = 28;
+    static final String DEVICE_PATTERN = "flannel%d";
+
+    private final ExternalInterface ext;
+
+    public UdpBackend(ExternalInterface ext) {
+        this.ext = Objects.requireNonNull(ext, "ext");
+    }
+
+    @Override
+    public UdpNetwork register(NetConf conf, SubnetManager subnets)
+            throws IOException, InterruptedException, ConfigException {
+        int port = port(conf);
+        checkIpv4Only(conf);
+        int mtu = ext.mtu() - ENCAP_OVERHEAD;
+        LOG.info("UDP config: Port={} interface={} mtu={}", port, ext.name(), mtu);
+        Lease lease = subnets.acquireLease(new LeaseAttrs(ext.publicIp(), null, "", null, null));
+        if (lease.subnet() == null) {
+            throw new IOException("acquired lease " + lease.key() + " has no IPv4 subnet");
+        }
+        TunDevice tun = TunDevice.open(DEVICE_PATTERN, EnumSet.of(TunDevice.Flag.TUN, TunDevice.Flag.NO_PI));
+        UdpSocket socket = null;
+        try {
+            configure(tun, lease, conf, mtu);
+            PacketPath path = new PacketPath(new UdpCounters());
+            socket = UdpSocket.bind(new InetSocketAddress(ext.address(), port), new TunWriter(tun, path));
+            TunReader reader = TunReader.start(tun, path, socket);
+            UdpNetwork network = new UdpNetwork(lease, mtu, port, tun, socket, reader, path);
+            LOG.info("udp network registered lease={} dev={} mtu={} bind={}:{}", lease.key(), tun.name(), mtu,
+                    ext.address().getHostAddress(), port);
+            return network;
+        } catch (IOException | RuntimeException | InterruptedException e) {
+            if (socket != null) {
+                socket.close();
+            }
+            tun.close();
+            throw e;
+        }
+    }
+
+    static int port(NetConf conf) throws ConfigException {
+        if (!(conf.backend() instanceof BackendConfig.Udp cfg)) {
+            throw new ConfigException("Backend.Type", "udp backend cannot run Backend.Type " + conf.backend().type());
+        }
+        return cfg.port();
+    }
+
+    private void checkIpv4Only(NetConf conf) throws ConfigException {
+        if (conf.enableIPv6()) {
+            throw new ConfigException("EnableIPv6", "the udp backend supports IPv4 only; set EnableIPv6 to false");
+        }
+        if (!conf.enableIPv4() || conf.network() == null) {
+            throw new ConfigException("Network", "the udp backend needs an IPv4 Network");
+        }
+        if (ext.address() == null) {
+            throw new ConfigException("EnableIPv4", "interface " + ext.name() + " has no IPv4 address");
+        }
+    }
+
+    /** Address {@code <subnet IP>/32}, MTU, up, then the route {@code Network dev flannel0} (REFERENCE §7). */
+    private static void configure(TunDevice tun, Lease lease, NetConf conf, int mtu) throws NetlinkException {
+        try (RtNetlink nl = RtNetlink.open()) {
+            Link link = nl.link(tun.name()).orElseThrow(() ->
+                    new NetlinkException("RTM_GETLINK", tun.name(), 19, "tun device vanished after open"));
+            int index = link.index();
+            nl.setMtu(index, mtu);
+            nl.replaceAddress(index, new IpPrefix(lease.subnet().inetAddress(), 32));
+            nl.setUp(index);
+            // replace, not add: same effect as upstream's add-and-ignore-EEXIST, and a stale route to another device is fixed
+            nl.replaceRoute(Route.device(new IpPrefix(conf.network().inetAddress(), conf.network().prefixLength()), index));
+        }
+    }
+}

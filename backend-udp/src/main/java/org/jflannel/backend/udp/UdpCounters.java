@@ -1,0 +1,94 @@
+package org.jflannel.backend.udp;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What the packet paths did, for metrics and tests: packets each way, ICMP replies sent, drops by
+ * reason. Updated from the TUN reader and the socket's event loop at once, hence LongAdders.
+ */
+public final class UdpCounters {
+
+    /** Why a packet was dropped. */
+    public enum Drop {
+        /** Not a whole IPv4 packet. */
+        MALFORMED,
+        /** IPv6 (or other) from the TUN: this backend is IPv4 only. */
+        NOT_IPV4,
+        /** No peer subnet contains the destination (an ICMP net-unreachable may have gone back). */
+        NO_ROUTE,
+        /** TTL reached zero. */
+        TTL_ZERO,
+        /** A datagram from an address no peer published. */
+        UNKNOWN_PEER,
+        /** Inner source outside every subnet of the sending peer. */
+        SOURCE_MISMATCH,
+        /** The socket refused the datagram (not writable or a send error). */
+        SEND_FAILED,
+        /** The TUN refused the packet. */
+        TUN_WRITE_FAILED
+    }
+
+    private final LongAdder toPeers = new LongAdder();
+    private final LongAdder toPeersBytes = new LongAdder();
+    private final LongAdder fromPeers = new LongAdder();
+    private final LongAdder fromPeersBytes = new LongAdder();
+    private final LongAdder icmpSent = new LongAdder();
+    private final Map<Drop, LongAdder> drops = new EnumMap<>(Drop.class);
+    private final Map<Drop, AtomicBoolean> seen = new EnumMap<>(Drop.class);
+
+    public UdpCounters() {
+        for (Drop d : Drop.values()) {
+            drops.put(d, new LongAdder());
+            seen.put(d, new AtomicBoolean());
+        }
+    }
+
+    void sent(int bytes) {
+        toPeers.increment();
+        toPeersBytes.add(bytes);
+    }
+
+    void received(int bytes) {
+        fromPeers.increment();
+        fromPeersBytes.add(bytes);
+    }
+
+    void icmpSent() {
+        icmpSent.increment();
+    }
+
+    /** Counts a drop; true the first time this reason occurs (the caller logs that one). */
+    boolean drop(Drop reason) {
+        drops.get(reason).increment();
+        return !seen.get(reason).getAndSet(true);
+    }
+
+    /** Packets read from the TUN and sent to a peer. */
+    public long packetsToPeers() {
+        return toPeers.sum();
+    }
+
+    public long bytesToPeers() {
+        return toPeersBytes.sum();
+    }
+
+    /** Packets received from a peer and written to the TUN. */
+    public long packetsFromPeers() {
+        return fromPeers.sum();
+    }
+
+    public long bytesFromPeers() {
+        return fromPeersBytes.sum();
+    }
+
+    public long icmpUnreachableSent() {
+        return icmpSent.sum();
+    }
+
+    public long drops(Drop reason) {
+        return drops.get(reason).sum();
+    }
+}

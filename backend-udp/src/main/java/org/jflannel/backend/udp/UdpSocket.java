@@ -1,0 +1,80 @@
+package org.jflannel.backend.udp;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.socket.DatagramPacket;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The backend's UDP socket on Netty's epoll transport, one event-loop thread ({@code udp-socket-*}).
+ * The socket is created by the thread that calls {@link #bind}, so it lives in that thread's network
+ * namespace. Inbound datagrams go to the {@link TunWriter}; {@link #send} may be called from any thread.
+ */
+final class UdpSocket implements AutoCloseable {
+    private static final int SOCKET_BUFFER = 4 << 20;
+
+    private final EventLoopGroup group;
+    private final Channel channel;
+
+    private UdpSocket(EventLoopGroup group, Channel channel) {
+        this.group = group;
+        this.channel = channel;
+    }
+
+    static UdpSocket bind(InetSocketAddress local, TunWriter inbound) throws IOException, InterruptedException {
+        if (!Epoll.isAvailable()) {
+            throw new IOException("udp backend: Netty epoll transport unavailable: " + Epoll.unavailabilityCause());
+        }
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("udp-socket", true),
+                EpollIoHandler.newFactory());
+        try {
+            Channel ch = new Bootstrap().group(group).channel(EpollDatagramChannel.class)
+                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(TunWriter.MAX_PACKET))
+                    .option(ChannelOption.SO_RCVBUF, SOCKET_BUFFER)
+                    .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER)
+                    .handler(inbound)
+                    .bind(local).sync().channel();
+            return new UdpSocket(group, ch);
+        } catch (Exception e) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            if (e instanceof InterruptedException ie) {
+                throw ie;
+            }
+            throw new IOException("udp backend: bind " + local.getAddress().getHostAddress() + ":" + local.getPort()
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Sends the packet between position and limit to {@code to}; false when the socket is not writable (drop). */
+    boolean send(ByteBuffer packet, InetSocketAddress to) {
+        if (!channel.isWritable()) {
+            return false;
+        }
+        ByteBuf buf = channel.alloc().directBuffer(packet.remaining());
+        buf.writeBytes(packet.duplicate());
+        channel.writeAndFlush(new DatagramPacket(buf, to), channel.voidPromise());
+        return true;
+    }
+
+    InetSocketAddress localAddress() {
+        return (InetSocketAddress) channel.localAddress();
+    }
+
+    @Override
+    public void close() {
+        channel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+}
