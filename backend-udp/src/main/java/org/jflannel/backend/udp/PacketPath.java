@@ -41,7 +41,9 @@ final class PacketPath {
     Peer outbound(ByteBuffer packet, ByteBuffer icmpOut) {
         icmpOut.clear().limit(0);
         if (Ipv4.version(packet) != 4) {
-            drop(Drop.NOT_IPV4, "packet from tun dropped reason=not-ipv4 version={}", Ipv4.version(packet));
+            // the kernel sends its own IPv6 (router solicitations, MLD) into flannel0: expected, so DEBUG only
+            counters.drop(Drop.NOT_IPV4);
+            LOG.debug("packet from tun dropped reason=not-ipv4 version={}", Ipv4.version(packet));
             return null;
         }
         if (!Ipv4.valid(packet)) {

@@ -11,6 +11,7 @@ import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.socket.DatagramPacket;
+import io.netty.channel.socket.SocketProtocolFamily;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -40,7 +41,8 @@ final class UdpSocket implements AutoCloseable {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("udp-socket", true),
                 EpollIoHandler.newFactory());
         try {
-            Channel ch = new Bootstrap().group(group).channel(EpollDatagramChannel.class)
+            Channel ch = new Bootstrap().group(group)
+                    .channelFactory(() -> new EpollDatagramChannel(SocketProtocolFamily.INET)) // IPv4 only, as upstream
                     .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(TunWriter.MAX_PACKET))
                     .option(ChannelOption.SO_RCVBUF, SOCKET_BUFFER)
                     .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER)

@@ -1,0 +1,141 @@
+package org.jflannel.backend.udp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.Inet4Address;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import org.jflannel.core.ExternalInterface;
+import org.jflannel.core.Ip4Net;
+import org.jflannel.core.LeaseEvent;
+import org.jflannel.core.NetConf;
+import org.jflannel.linuxnet.NetNs;
+import org.jflannel.testsupport.netns.NetnsNames;
+import org.jflannel.testsupport.netns.NetnsPrivilege;
+
+/**
+ * A throwaway node namespace for the integration tests: unique name, a UdpNetwork registered
+ * inside it, iproute2 as the independent witness. {@link #close()} closes the network and deletes
+ * the namespace, also after a failure.
+ */
+final class UdpNode implements AutoCloseable {
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final String CONF = "{\"Network\":\"10.244.0.0/16\",\"Backend\":{\"Type\":\"udp\"}}";
+
+    final NetNs ns;
+    UdpNetwork network;
+    FakeSubnets subnets;
+
+    private UdpNode(NetNs ns) {
+        this.ns = ns;
+    }
+
+    /** A namespace whose name starts with {@code prefix} (≤ 6 chars), lo up. */
+    static UdpNode create(String prefix) throws Exception {
+        NetnsPrivilege.require(); // under -Pintegration a missing privilege fails, never skips
+        UdpNode n = new UdpNode(NetNs.create(NetnsNames.unique(prefix)));
+        try {
+            n.ip("link", "set", "lo", "up");
+        } catch (Exception e) {
+            n.close();
+            throw e;
+        }
+        return n;
+    }
+
+    String name() {
+        return ns.name();
+    }
+
+    /** Registers a UDP network with lease {@code subnet}, the underlay being {@code dev} with address {@code addr}. */
+    UdpNetwork register(String subnet, String dev, String addr) throws Exception {
+        NetConf conf = NetConf.parse(CONF, NetConf.Mode.KUBE);
+        subnets = new FakeSubnets(conf, Ip4Net.parse(subnet));
+        JsonNode l = ipJson("link", "show", "dev", dev).get(0);
+        Inet4Address a = Ip4Net.toInet(Ip4Net.parseAddress(addr));
+        ExternalInterface ext = new ExternalInterface(dev, l.get("ifindex").asInt(), l.get("mtu").asInt(), a, null, null, null);
+        network = inside(() -> new UdpBackend(ext).register(conf, subnets));
+        return network;
+    }
+
+    void apply(LeaseEvent... batch) {
+        network.apply(List.of(batch)); // touches no kernel state: any thread will do
+    }
+
+    <T> T inside(Callable<T> work) throws Exception {
+        return ns.call(work);
+    }
+
+    String ip(String... args) throws IOException, InterruptedException {
+        return run(prepend(List.of("ip", "-n", name()), args));
+    }
+
+    String exec(String... args) throws IOException, InterruptedException {
+        return run(prepend(List.of("ip", "netns", "exec", name()), args));
+    }
+
+    /** Like {@link #exec} but returns the output whatever the exit code (ping with losses exits 1). */
+    String execAnyExit(String... args) throws IOException, InterruptedException {
+        return Cmd.output(prepend(List.of("ip", "netns", "exec", name()), args), false);
+    }
+
+    JsonNode ipJson(String... args) throws IOException, InterruptedException {
+        String out = run(prepend(List.of("ip", "-n", name(), "-j"), args)).strip();
+        return JSON.readTree(out.isEmpty() ? "[]" : out);
+    }
+
+    /** {@code ip -d -j link show dev <name>}, or null when the device does not exist. */
+    JsonNode link(String dev) throws IOException, InterruptedException {
+        String out = Cmd.output(List.of("ip", "-n", name(), "-d", "-j", "link", "show", "dev", dev), false).strip();
+        if (!out.startsWith("[")) {
+            return null;
+        }
+        JsonNode n = JSON.readTree(out);
+        return n.isEmpty() ? null : n.get(0);
+    }
+
+    private static String run(List<String> cmd) throws IOException, InterruptedException {
+        return Cmd.output(cmd, true);
+    }
+
+    private static List<String> prepend(List<String> head, String... args) {
+        List<String> all = new ArrayList<>(head);
+        all.addAll(List.of(args));
+        return all;
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            if (network != null) {
+                network.close();
+            }
+        } finally {
+            ns.delete();
+            ns.close();
+        }
+    }
+
+    /** Runs a command with a time bound. */
+    static final class Cmd {
+        private Cmd() {
+        }
+
+        static String output(List<String> cmd, boolean requireSuccess) throws IOException, InterruptedException {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IOException(String.join(" ", cmd) + ": timed out");
+            }
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (requireSuccess && p.exitValue() != 0) {
+                throw new IOException(String.join(" ", cmd) + " exited " + p.exitValue() + ": " + out);
+            }
+            return out;
+        }
+    }
+}

@@ -1,0 +1,129 @@
+package org.jflannel.backend.udp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.util.ArrayList;
+import java.util.List;
+import org.jflannel.backend.udp.UdpCounters.Drop;
+import org.jflannel.core.LeaseEvent;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two node namespaces joined by a veth underlay, a UdpNetwork in each: flannel0 comes up as
+ * REFERENCE §7 says, a pod address on one node answers ping from the other through the UDP
+ * socket, a removed peer turns into ICMP net-unreachable, and close takes flannel0 away.
+ */
+@Tag("netns")
+class UdpTwoNodesIT {
+
+    @Test
+    void flannel0CarriesPingBetweenNodesAndGoesAwayOnClose() throws Exception {
+        try (UdpNode a = UdpNode.create("uda"); UdpNode b = UdpNode.create("udb")) {
+            a.ip("link", "add", "ul0", "type", "veth", "peer", "name", "ul0", "netns", b.name());
+            underlay(a, "192.0.2.1");
+            underlay(b, "192.0.2.2");
+            pod(a, "10.244.1.1/24");
+            pod(b, "10.244.2.1/24");
+
+            UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1");
+            UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2");
+            assertFlannel0(a, na, "10.244.1.0", "192.0.2.1");
+            assertThat(a.subnets.published.publicIp().getHostAddress()).isEqualTo("192.0.2.1");
+            assertThat(a.subnets.published.backendType()).isEmpty();
+            assertThat(a.subnets.published.backendData()).isNull();
+
+            a.apply(LeaseEvent.added(Leases.udp("10.244.2.0/24", "192.0.2.2")));
+            b.apply(LeaseEvent.added(Leases.udp("10.244.1.0/24", "192.0.2.1")));
+            // a datagram that is no IP packet, from a known peer: counted and dropped, forwarding goes on
+            b.inside(() -> {
+                try (DatagramSocket s = new DatagramSocket()) {
+                    s.send(new DatagramPacket(new byte[] {1, 2, 3}, 3, new InetSocketAddress("192.0.2.1", 8285)));
+                }
+                return null;
+            });
+
+            assertThat(a.exec("ping", "-c", "3", "-W", "2", "-I", "10.244.1.1", "10.244.2.1")).contains("3 received");
+            assertThat(a.exec("ping", "-c", "2", "-W", "2", "10.244.2.0")).as("from flannel0's own address").contains("2 received");
+            assertThat(na.counters().packetsToPeers()).isGreaterThanOrEqualTo(5);
+            assertThat(na.counters().packetsFromPeers()).isGreaterThanOrEqualTo(5);
+            assertThat(nb.counters().packetsFromPeers()).isGreaterThanOrEqualTo(5);
+            assertThat(na.counters().drops(Drop.MALFORMED)).isEqualTo(1);
+
+            a.apply(LeaseEvent.removed(Leases.udp("10.244.2.0/24", "192.0.2.2")));
+            Throwable refused = a.inside(() -> catchThrowable(() -> {
+                try (Socket s = new Socket()) {
+                    s.connect(new InetSocketAddress("10.244.2.1", 80), 10_000);
+                }
+            }));
+            assertThat(refused).as("TCP connect after the peer went away").isNotNull()
+                    .isNotInstanceOf(SocketTimeoutException.class);
+            assertThat(refused.getMessage()).containsIgnoringCase("unreachable");
+            assertThat(na.counters().icmpUnreachableSent()).isGreaterThanOrEqualTo(1);
+            assertThat(a.execAnyExit("ping", "-c", "1", "-W", "1", "10.244.2.1")).as("no ICMP error for ICMP")
+                    .contains("0 received").doesNotContain("Unreachable");
+
+            na.close();
+            nb.close();
+            assertThat(a.link("flannel0")).as("flannel0 after close").isNull();
+            assertThat(b.link("flannel0")).isNull();
+            assertThat(a.ip("route", "show", "10.244.0.0/16")).isBlank();
+        }
+    }
+
+    @Test
+    void closeStopsTheReaderThreadRemovesFlannel0AndIsIdempotent() throws Exception {
+        try (UdpNode a = UdpNode.create("udc")) {
+            a.ip("link", "add", "ul0", "type", "veth", "peer", "name", "ul0p");
+            underlay(a, "192.0.2.1");
+            a.ip("link", "set", "ul0p", "up");
+            UdpNetwork n = a.register("10.244.1.0/24", "ul0", "192.0.2.1");
+            assertThat(n.deviceName()).isEqualTo("flannel0");
+            List<String> threads = new ArrayList<>();
+            Thread.getAllStackTraces().keySet().forEach(t -> threads.add(t.getName()));
+            assertThat(threads).contains("udp-tun-rx-0");
+
+            n.close();
+            n.close();
+            assertThat(a.link("flannel0")).isNull();
+            Wait.until("udp-tun-rx-0 ended", java.time.Duration.ofSeconds(5), () ->
+                    Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().equals("udp-tun-rx-0")));
+        }
+    }
+
+    private static void assertFlannel0(UdpNode n, UdpNetwork network, String address, String underlay) throws Exception {
+        JsonNode l = n.link("flannel0");
+        assertThat(l).as("flannel0 in %s", n.name()).isNotNull();
+        assertThat(l.get("mtu").asInt()).isEqualTo(1500 - 28);
+        assertThat(network.mtu()).isEqualTo(1500 - 28);
+        assertThat(l.get("linkinfo").get("info_kind").asText()).isEqualTo("tun");
+        assertThat(l.get("flags").toString()).contains("\"UP\"");
+        JsonNode addrs = n.ipJson("-4", "addr", "show", "dev", "flannel0").get(0).get("addr_info");
+        assertThat(addrs).hasSize(1);
+        assertThat(addrs.get(0).get("local").asText()).isEqualTo(address);
+        assertThat(addrs.get(0).get("prefixlen").asInt()).isEqualTo(32);
+        JsonNode routes = n.ipJson("route", "show", "10.244.0.0/16");
+        assertThat(routes).hasSize(1);
+        assertThat(routes.get(0).get("dev").asText()).isEqualTo("flannel0");
+        assertThat(routes.get(0).has("scope")).as("scope universe: not printed").isFalse();
+        assertThat(n.exec("ss", "-uln")).as("socket bound to the interface address").contains(underlay + ":8285");
+    }
+
+    private static void underlay(UdpNode n, String addr) throws Exception {
+        n.ip("addr", "add", addr + "/24", "dev", "ul0");
+        n.ip("link", "set", "ul0", "up");
+    }
+
+    private static void pod(UdpNode n, String cidr) throws Exception {
+        n.ip("link", "add", "cni0", "type", "bridge");
+        n.ip("addr", "add", cidr, "dev", "cni0");
+        n.ip("link", "set", "cni0", "up");
+    }
+}
