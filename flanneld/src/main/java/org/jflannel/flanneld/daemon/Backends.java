@@ -2,6 +2,9 @@ package org.jflannel.flanneld.daemon;
 
 import java.util.Map;
 import java.util.concurrent.Executor;
+import org.jflannel.backend.udp.UdpBackend;
+import org.jflannel.backend.udp.UdpCounters;
+import org.jflannel.backend.udp.UdpNetwork;
 import org.jflannel.backend.vxlan.VxlanBackend;
 import org.jflannel.backend.vxlan.VxlanCounters;
 import org.jflannel.backend.vxlan.VxlanNetwork;
@@ -24,9 +27,7 @@ final class Backends {
 
     static final Map<String, Factory> FACTORIES = Map.of(
             "vxlan", Backends::vxlan,
-            "udp", (ext, subnets, leaseEvents) -> {
-                throw new StartupError("Error fetching backend: udp backend is not supported yet");
-            });
+            "udp", (ext, subnets, leaseEvents) -> new UdpBackend(ext));
 
     private Backends() {
     }
@@ -51,6 +52,9 @@ final class Backends {
 
     /** Copies a backend's own counters into the metrics before each scrape (as deltas). */
     static void bridgeMetrics(Network network, Metrics metrics) {
+        if (network instanceof UdpNetwork udp) {
+            bridgeUdp(udp, metrics);
+        }
         if (network instanceof VxlanNetwork vxlan) {
             VxlanCounters.ErrorKind[] kinds = VxlanCounters.ErrorKind.values();
             long[] last = new long[3 + kinds.length];
@@ -74,5 +78,28 @@ final class Backends {
                 }
             });
         }
+    }
+
+    /** Packets each way and drops by reason, from the UDP backend's counters (as deltas). */
+    private static void bridgeUdp(UdpNetwork udp, Metrics metrics) {
+        UdpCounters.Drop[] reasons = UdpCounters.Drop.values();
+        long[] last = new long[2 + reasons.length];
+        metrics.addScrapeHook(() -> {
+            synchronized (last) {
+                UdpCounters c = udp.counters();
+                long[] now = new long[last.length];
+                now[0] = c.packetsToPeers();
+                now[1] = c.packetsFromPeers();
+                for (int i = 0; i < reasons.length; i++) {
+                    now[2 + i] = c.drops(reasons[i]);
+                }
+                metrics.addUdpPackets("to_peers", now[0] - last[0]);
+                metrics.addUdpPackets("from_peers", now[1] - last[1]);
+                for (int i = 0; i < reasons.length; i++) {
+                    metrics.addUdpDrops(reasons[i].name().toLowerCase(java.util.Locale.ROOT), now[2 + i] - last[2 + i]);
+                }
+                System.arraycopy(now, 0, last, 0, now.length);
+            }
+        });
     }
 }

@@ -22,6 +22,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *   <li>{@code flanneld_reconcile_repairs_total{kind}}: entries or rule sets put back after drift</li>
  *   <li>{@code flanneld_lease_event_programmed_seconds}: lease event received → kernel entries programmed</li>
  *   <li>{@code flanneld_errors_total{kind}}: errors by kind (lease, apply, reconcile, iptables, blackhole, ...)</li>
+ *   <li>{@code flanneld_udp_packets_total{direction}}, {@code flanneld_udp_dropped_packets_total{reason}}: the UDP
+ *       backend's forwarding (only with Backend.Type udp)</li>
  * </ul>
  */
 public final class Metrics {
@@ -44,6 +46,24 @@ public final class Metrics {
             .withoutExemplars().register(registry);
     private final Counter errors = Counter.builder().name("flanneld_errors_total")
             .help("Errors, by kind").labelNames("kind").withoutExemplars().register(registry);
+
+    private final Counter udpPackets = Counter.builder().name("flanneld_udp_packets_total")
+            .help("Packets forwarded by the UDP backend, by direction (to_peers, from_peers)").labelNames("direction")
+            .withoutExemplars().register(registry);
+    private final Counter udpDrops = Counter.builder().name("flanneld_udp_dropped_packets_total")
+            .help("Packets dropped by the UDP backend, by reason").labelNames("reason").withoutExemplars().register(registry);
+
+    public void addUdpPackets(String direction, long count) {
+        if (count > 0) {
+            udpPackets.labelValues(direction).inc(count);
+        }
+    }
+
+    public void addUdpDrops(String reason, long count) {
+        if (count > 0) {
+            udpDrops.labelValues(reason).inc(count);
+        }
+    }
 
     public void setLeases(long count) {
         leases.set(count);
