@@ -78,6 +78,25 @@ final class Overlay {
         assertThat(l.vxlan().learning()).isFalse();
     }
 
+    /**
+     * The UDP backend's device (REFERENCE §7): flannel0 is a TUN, up, MTU = underlay 1500 − 28, which
+     * is also the node's FLANNEL_MTU, with one route: the cluster network. No VXLAN device.
+     */
+    static void assertUdpDevice(ClusterNode node, String network) throws Exception {
+        FlannelEntries tun = node.udpDevice();
+        assertThat(tun.linkPresent()).as("flannel0 on %s", node.name()).isTrue();
+        assertThat(tun.link().kind()).isEqualTo("tun");
+        assertThat(tun.link().up()).isTrue();
+        assertThat(tun.link().mtu()).isEqualTo(1472);
+        assertThat(node.lease().mtu()).as("FLANNEL_MTU on %s", node.name()).isEqualTo(1472);
+        assertThat(ipv4Routes(tun)).as("routes on flannel0 of %s", node.name()).singleElement().satisfies(r -> {
+            assertThat(r.dst()).hasToString(network);
+            assertThat(r.gateway()).isNull();
+            assertThat(r.scope()).isEqualTo(Route.SCOPE_UNIVERSE);
+        });
+        assertThat(node.entries().linkPresent()).as("flannel.1 on %s", node.name()).isFalse();
+    }
+
     static List<Neighbour> ipv4Neighbours(FlannelEntries e) {
         return e.neighbours().stream().filter(n -> n.ip() instanceof Inet4Address).toList();
     }

@@ -28,6 +28,7 @@ import org.jflannel.linuxnet.RtNetlink;
  */
 public final class ClusterNode {
     public static final String VXLAN_DEVICE = "flannel.1";
+    public static final String UDP_DEVICE = "flannel0";
     static final int HEALTHZ_PORT = 8081;
     private static final Duration READY_WITHIN = Duration.ofSeconds(90);
 
@@ -184,6 +185,33 @@ public final class ClusterNode {
             }
         }
         return out;
+    }
+
+    /** The UDP backend's TUN ({@code flannel0}) and its main-table routes, dumped now (link null when absent). */
+    public FlannelEntries udpDevice() throws Exception {
+        return ns.call(() -> {
+            try (RtNetlink nl = RtNetlink.open()) {
+                Optional<Link> link = nl.link(UDP_DEVICE);
+                return link.isEmpty() ? FlannelEntries.absent()
+                        : new FlannelEntries(link.get(), List.of(), List.of(), nl.routesOf(link.get().index()));
+            }
+        });
+    }
+
+    /**
+     * The daemon's {@code flanneld_leases} gauge (other nodes' leases it applied), read from /metrics:
+     * the UDP backend keeps its peers in the process, so this is where convergence shows.
+     */
+    public long leasesApplied() throws Exception {
+        return (long) metric("flanneld_leases");
+    }
+
+    /** One sample from the daemon's /metrics, e.g. {@code flanneld_udp_packets_total{direction="to_peers"}}; -1 when absent. */
+    public double metric(String sample) throws Exception {
+        NsHttp.Response r = NsHttp.get(ns, "127.0.0.1", HEALTHZ_PORT, "/metrics");
+        return r.body().lines().filter(l -> l.startsWith(sample + " "))
+                .mapToDouble(l -> Double.parseDouble(l.substring(sample.length() + 1).strip()))
+                .findFirst().orElse(-1);
     }
 
     /** The device, neighbours, FDB entries and main-table routes on {@code flannel.1}, dumped now. */

@@ -76,7 +76,8 @@ public final class NetnsCluster implements AutoCloseable {
                     + l.publicIp().getHostAddress() + " mtu " + l.mtu());
         }
         awaitConverged();
-        progress("overlay: every node holds a neighbour, FDB entry and route for each peer");
+        progress(udp() ? "overlay: every node has flannel0 and has applied every peer's lease"
+                : "overlay: every node holds a neighbour, FDB entry and route for each peer");
         attachPods();
     }
 
@@ -102,14 +103,31 @@ public final class NetnsCluster implements AutoCloseable {
         }
     }
 
-    /** Waits until every node's kernel holds the entries of every other node's current lease. */
+    /**
+     * Waits until every node's kernel holds the entries of every other node's current lease (vxlan),
+     * or, for udp (no kernel entries per peer), until flannel0 routes the network and the daemon
+     * reports every other lease applied.
+     */
     public void awaitConverged() throws Exception {
         List<NodeLease> leases = leases();
         for (ClusterNode n : nodes) {
             List<NodeLease> peers = leases.stream().filter(l -> !l.node().equals(n.name())).toList();
+            if (udp()) {
+                Wait.until(n.name() + " flannel0 up with a route and " + peers.size() + " peers applied", CONVERGED_WITHIN,
+                        () -> {
+                            FlannelEntries tun = n.udpDevice();
+                            return tun.linkPresent() && !tun.routesTo(options.network()).isEmpty()
+                                    && n.leasesApplied() == peers.size();
+                        });
+                continue;
+            }
             Wait.until(n.name() + " programmed for peers " + peers, CONVERGED_WITHIN,
                     n::entries, e -> e.covers(peers));
         }
+    }
+
+    private boolean udp() {
+        return options.backend().equals("udp");
     }
 
     public ClusterOptions options() {
