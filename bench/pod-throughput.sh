@@ -3,6 +3,8 @@
 # Pod-to-pod TCP throughput (iperf3) through jflannel's VXLAN beside a hand-configured kernel VXLAN,
 # in the same run, on identical topologies. Needs root. Usage:
 #   bench/pod-throughput.sh [SECONDS] [ROUNDS]       (default 10 s per iperf3 run, 3 rounds)
+#   BACKEND=udp bench/pod-throughput.sh ...          (flannel nodes on the udp backend: flannel0 + the daemon's
+#                                                     socket instead of flannel.1; the baseline stays kernel VXLAN)
 #
 # (a) flannel: node namespaces A and B joined by a veth underlay (192.0.2.1/.2, MTU 1500), a real
 #     etcd in A, a real flanneld (bin/flanneld, --ip-masq, as kube-flannel runs it) in each node, and
@@ -24,6 +26,8 @@ ROOT=$(pwd)
 [ "$(id -u)" = 0 ] || { echo "needs root" >&2; exit 1; }
 SECS=${1:-10}
 ROUNDS=${2:-3}
+BACKEND=${BACKEND:-vxlan}
+case $BACKEND in vxlan) DEV=flannel.1 ;; udp) DEV=flannel0 ;; *) echo "BACKEND: expected vxlan or udp, got $BACKEND" >&2; exit 1 ;; esac
 ID=$(printf '%05d' $(( (RANDOM * 32768 + RANDOM) % 100000 )))
 P="jftp$ID"                     # namespaces: ${P}a ${P}b (flannel nodes), ${P}pa ${P}pb (their pods),
 D=$(mktemp -d "/tmp/jflannel-bench-$P.XXXX")   # ${P}c ${P}d (kernel nodes), ${P}pc ${P}pd (their pods)
@@ -63,7 +67,7 @@ underlay() { # nsX nsY: veth eth0 192.0.2.1/24 <-> eth0 192.0.2.2/24, both nodes
 }
 
 echo "# machine: $(nproc) cpus, kernel $(uname -r), $(java -version 2>&1 | head -1), $(iperf3 --version | head -1)"
-echo "# commit $(git log -1 --format='%h %s'); namespaces ${P}*; load1 at start $(cut -d' ' -f1 /proc/loadavg)"
+echo "# commit $(git log -1 --format='%h %s'); namespaces ${P}*; load1 at start $(cut -d' ' -f1 /proc/loadavg); backend $BACKEND"
 
 # ---------------- (a) flannel: etcd + two flanneld + CNI plugin ----------------
 flannel_pair() { # nsX nsY dir ipmasq(1/0): etcd in X, flanneld in both (with --ip-masq when 1)
@@ -75,7 +79,7 @@ flannel_pair() { # nsX nsY dir ipmasq(1/0): etcd in X, flanneld in both (with --
     PIDS+=($!)
     wait_for "etcd in $x" 30 nsx "$x" etcdctl --endpoints=http://127.0.0.1:2379 endpoint health
     nsx "$x" etcdctl --endpoints=http://127.0.0.1:2379 put /coreos.com/network/config \
-        '{"Network":"10.244.0.0/16","Backend":{"Type":"vxlan"}}' >/dev/null
+        "{\"Network\":\"10.244.0.0/16\",\"Backend\":{\"Type\":\"$BACKEND\"}}" >/dev/null
     for n in "$x" "$y"; do
         mkdir -p "$dir/$n"
         ip netns exec "$n" "$ROOT/bin/flanneld" --etcd-endpoints=http://192.0.2.1:2379 --iface=eth0 \
@@ -84,7 +88,11 @@ flannel_pair() { # nsX nsY dir ipmasq(1/0): etcd in X, flanneld in both (with --
     done
     for n in "$x" "$y"; do
         wait_for "flanneld $n subnet.env" 90 test -s "$dir/$n/subnet.env"
-        wait_for "flanneld $n route to its peer" 60 sh -c "ip -n $n route show dev flannel.1 | grep -q onlink"
+        if [ "$BACKEND" = vxlan ]; then
+            wait_for "flanneld $n route to its peer" 60 sh -c "ip -n $n route show dev flannel.1 | grep -q onlink"
+        else
+            wait_for "flanneld $n flannel0" 60 ip -n "$n" link show flannel0
+        fi
     done
 }
 A=${P}a; B=${P}b; PA=${P}pa; PB=${P}pb
@@ -161,18 +169,18 @@ if [ "$IPT" = 1 ]; then
 fi
 
 echo "# flannel: pod $PA $IPA -> pod $PB $IPB; kernel: pod $PC 10.245.1.2 -> pod $PD $IPD"
-echo "# flannel.1: $(ip -n "$A" -d -o link show flannel.1 | tr -s ' \\' ' ')"
+echo "# $DEV: $(ip -n "$A" -d -o link show "$DEV" | tr -s ' \\' ' ')"
 echo "# vx42:      $(ip -n "$C" -d -o link show vx42 | tr -s ' \\' ' ')"
 echo "# pod eth0 mtu: flannel $(ip -n "$PA" -o link show eth0 | grep -o 'mtu [0-9]*'), kernel $(ip -n "$PC" -o link show eth0 | grep -o 'mtu [0-9]*')"
 if command -v ethtool >/dev/null; then
     off() { ip netns exec "$1" ethtool -k "$2" | grep -E '^(tx-checksumming|scatter-gather|tcp-segmentation-offload|generic-segmentation-offload|generic-receive-offload|tx-udp_tnl-segmentation):' | tr -s ' \n' ' '; }
-    echo "# offloads flannel.1: $(off "$A" flannel.1)"
+    echo "# offloads $DEV: $(off "$A" "$DEV")"
     echo "# offloads vx42:      $(off "$C" vx42)"
 fi
-nsx "$PA" ping -c 2 -W 2 "$IPB" >/dev/null || { echo "flannel pods cannot ping each other" >&2; exit 1; }
+wait_for "flannel pods ping each other" 30 nsx "$PA" ping -c 1 -W 1 "$IPB" # udp: peers are applied asynchronously
 nsx "$PC" ping -c 2 -W 2 "$IPD" >/dev/null || { echo "kernel-baseline pods cannot ping each other" >&2; exit 1; }
 [ "$IPT" != 1 ] || nsx "$PE" ping -c 2 -W 2 "$IPD" >/dev/null || { echo "kernel+iptables pods cannot ping each other" >&2; exit 1; }
-[ "$NOMASQ" != 1 ] || nsx "$PG" ping -c 2 -W 2 "$IPH" >/dev/null || { echo "flannel-nomasq pods cannot ping each other" >&2; exit 1; }
+[ "$NOMASQ" != 1 ] || wait_for "flannel-nomasq pods ping each other" 30 nsx "$PG" ping -c 1 -W 1 "$IPH"
 
 ip netns exec "$PB" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
 ip netns exec "$PD" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
