@@ -83,6 +83,7 @@ flannel_pair() { # nsX nsY dir ipmasq(1/0): etcd in X, flanneld in both (with --
     for n in "$x" "$y"; do
         mkdir -p "$dir/$n"
         ip netns exec "$n" "$ROOT/bin/flanneld" --etcd-endpoints=http://192.0.2.1:2379 --iface=eth0 \
+            $([ "$BACKEND" = udp ] && echo --healthz-port=8081) \
             $([ "$masq" = 1 ] && echo --ip-masq) --subnet-file="$dir/$n/subnet.env" >"$dir/$n/flanneld.log" 2>&1 &
         PIDS+=($!)
     done
@@ -208,6 +209,13 @@ for r in $(seq 1 "$ROUNDS"); do
     [ "$NOMASQ" != 1 ] || run flannel-nomasq "$PG" "$IPH" "$r"
     [ "$IPT" != 1 ] || run kernel+iptables "$PE" "$IPD" "$r"
 done
+if [ "$BACKEND" = udp ]; then # where the udp backend lost packets: TUN queue, socket buffers, the daemon's own drops
+    for n in "$A" "$B"; do
+        echo "# $n flannel0: $(ip -n "$n" -s -o link show flannel0 | tr -s ' \\' ' ' | grep -o 'RX:.*')"
+        echo "# $n udp: $(nsx "$n" cat /proc/net/snmp | awk '/^Udp:/{if(h){for(i=2;i<=NF;i++)printf "%s=%s ",k[i],$i}else{h=1;for(i=2;i<=NF;i++)k[i]=$i}}')"
+        echo "# $n metrics: $(nsx "$n" python3 -c 'import urllib.request;print(urllib.request.urlopen("http://127.0.0.1:8081/metrics").read().decode())' | grep '^flanneld_udp' | tr '\n' ' ')"
+    done
+fi
 python3 - "${R_F[*]}" "${R_K[*]}" "${R_I[*]:-}" "${R_N[*]:-}" <<'PY'
 import statistics, sys
 f = [float(x) for x in sys.argv[1].split()]; k = [float(x) for x in sys.argv[2].split()]
