@@ -110,6 +110,8 @@ cni_add() { # node-ns pod-ns node-dir delegate-extra → prints the pod's IPv4 a
 mkns "$PA"; mkns "$PB"
 IPA=$(cni_add "$A" "$PA" "$D/masq/$A" "")
 IPB=$(cni_add "$B" "$PB" "$D/masq/$B" "")
+# two nodes holding the same subnet would route pod to pod inside one node (no overlay at all)
+[ "${IPA%.*}" != "${IPB%.*}" ] || { echo "nodes $A and $B got the same subnet (${IPA%.*}.0): not measuring" >&2; exit 1; }
 
 # ---------------- (a') flannel without masquerading (NOMASQ=1, default) ----------------
 # flanneld without --ip-masq and the CNI delegate told "ipMasq": false (a documented flannel setup for

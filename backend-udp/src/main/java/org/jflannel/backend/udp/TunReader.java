@@ -79,7 +79,7 @@ final class TunReader implements AutoCloseable {
             if (socket.send(packet, peer.endpoint())) {
                 path.counters().sent(len);
             } else {
-                path.drop(Drop.SEND_FAILED, "packet to peer dropped reason=socket-not-writable peer={}", peer);
+                path.drop(Drop.SEND_FAILED, "packet to peer dropped reason=socket-backlog-full peer={}", peer);
             }
         } else if (icmp.limit() > 0) {
             try {

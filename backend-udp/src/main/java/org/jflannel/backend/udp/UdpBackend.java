@@ -62,7 +62,7 @@ public final class UdpBackend implements Backend {
         try {
             configure(tun, lease, conf, mtu);
             PacketPath path = new PacketPath(new UdpCounters());
-            socket = UdpSocket.bind(new InetSocketAddress(ext.address(), port), new TunWriter(tun, path));
+            socket = UdpSocket.bind(new InetSocketAddress(ext.address(), port), ext.mtu(), new TunWriter(tun, path));
             TunReader reader = TunReader.start(tun, path, socket);
             UdpNetwork network = new UdpNetwork(lease, mtu, port, tun, socket, reader, path);
             LOG.info("udp network registered lease={} dev={} mtu={} bind={}:{}", lease.key(), tun.name(), mtu,

@@ -25,7 +25,7 @@ public final class UdpCounters {
         UNKNOWN_PEER,
         /** Inner source outside every subnet of the sending peer. */
         SOURCE_MISMATCH,
-        /** The socket refused the datagram (not writable or a send error). */
+        /** No room in the send backlog within a few milliseconds, or a socket error. */
         SEND_FAILED,
         /** The TUN refused the packet. */
         TUN_WRITE_FAILED

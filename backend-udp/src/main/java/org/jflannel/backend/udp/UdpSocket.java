@@ -6,8 +6,10 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.socket.DatagramPacket;
@@ -26,15 +28,23 @@ import java.util.concurrent.TimeUnit;
 final class UdpSocket implements AutoCloseable {
     private static final int SOCKET_BUFFER = 4 << 20;
 
+    /** Datagrams read per recvmmsg. */
+    private static final int READ_BATCH = 16;
+    /** Room per datagram when reading: jumbo frames of peers with a larger MTU than ours still fit. */
+    private static final int MIN_DATAGRAM_ROOM = 9000;
+
     private final EventLoopGroup group;
     private final Channel channel;
+    private final Outbox outbox;
 
     private UdpSocket(EventLoopGroup group, Channel channel) {
         this.group = group;
         this.channel = channel;
+        this.outbox = new Outbox(channel);
     }
 
-    static UdpSocket bind(InetSocketAddress local, TunWriter inbound) throws IOException, InterruptedException {
+    /** Binds {@code local}; datagrams up to {@code maxPacket} bytes (the external MTU) are read in batches. */
+    static UdpSocket bind(InetSocketAddress local, int maxPacket, TunWriter inbound) throws IOException, InterruptedException {
         if (!Epoll.isAvailable()) {
             throw new IOException("udp backend: Netty epoll transport unavailable: " + Epoll.unavailabilityCause());
         }
@@ -43,7 +53,10 @@ final class UdpSocket implements AutoCloseable {
         try {
             Channel ch = new Bootstrap().group(group)
                     .channelFactory(() -> new EpollDatagramChannel(SocketProtocolFamily.INET)) // IPv4 only, as upstream
-                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(TunWriter.MAX_PACKET))
+                    // a buffer for READ_BATCH datagrams and a per-datagram size: Netty then reads with recvmmsg
+                    .option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, room(maxPacket))
+                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(room(maxPacket) * READ_BATCH))
+                    .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
                     .option(ChannelOption.SO_RCVBUF, SOCKET_BUFFER)
                     .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER)
                     .handler(inbound)
@@ -59,15 +72,15 @@ final class UdpSocket implements AutoCloseable {
         }
     }
 
-    /** Sends the packet between position and limit to {@code to}; false when the socket is not writable (drop). */
+    private static int room(int maxPacket) {
+        return Math.min(Math.max(maxPacket, MIN_DATAGRAM_ROOM), TunWriter.MAX_PACKET);
+    }
+
+    /** Queues the packet between position and limit for {@code to}; false when there was no room (drop). */
     boolean send(ByteBuffer packet, InetSocketAddress to) {
-        if (!channel.isWritable()) {
-            return false;
-        }
         ByteBuf buf = channel.alloc().directBuffer(packet.remaining());
         buf.writeBytes(packet.duplicate());
-        channel.writeAndFlush(new DatagramPacket(buf, to), channel.voidPromise());
-        return true;
+        return outbox.offer(new DatagramPacket(buf, to));
     }
 
     InetSocketAddress localAddress() {
@@ -78,5 +91,6 @@ final class UdpSocket implements AutoCloseable {
     public void close() {
         channel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        outbox.discard();
     }
 }
