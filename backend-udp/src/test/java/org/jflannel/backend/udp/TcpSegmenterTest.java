@@ -1,0 +1,112 @@
+package org.jflannel.backend.udp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import org.jflannel.core.Ip4Net;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+class TcpSegmenterTest {
+    private static final int ACK = 0x10;
+    private static final int FIN = 0x01;
+    private static final int PSH = 0x08;
+    private static final int CWR = 0x80;
+
+    @ParameterizedTest(name = "payload {0}, gso {1} -> {2} segments")
+    @CsvSource({"5000, 1400, 4", "2800, 1400, 2", "1400, 1400, 1", "1, 1400, 1", "0, 1400, 1", "65000, 1420, 46"})
+    void segmentsAreWhatTheKernelsGsoWouldSend(int payload, int gso, int expected) {
+        ByteBuffer sp = superPacket(payload, CWR | PSH | ACK | FIN);
+        ByteBuffer out = ByteBuffer.allocateDirect(128 << 10);
+
+        int full = TcpSegmenter.segment(sp, gso, out);
+
+        int headers = 20 + 32;
+        assertThat(full).isEqualTo(headers + Math.min(gso, payload));
+        ByteBuffer joined = ByteBuffer.allocate(payload);
+        int pos = 0;
+        for (int i = 0; i < expected; i++) {
+            ByteBuffer seg = out.duplicate().position(pos).slice();
+            int len = seg.getShort(2) & 0xffff;
+            seg.limit(len);
+            boolean last = i == expected - 1;
+            assertThat(Ipv4.valid(seg)).isTrue();
+            assertThat(len).as("segment %d length", i).isEqualTo(last ? headers + payload - i * gso : full);
+            assertThat(Packets.headerVerifies(seg)).as("IP checksum of segment %d", i).isTrue();
+            assertThat(seg.getShort(4) & 0xffff).as("IP id").isEqualTo(0x1234 + i);
+            assertThat(seg.getInt(20 + 4)).as("TCP seq").isEqualTo(1000 + i * gso);
+            assertThat(seg.getInt(20 + 8)).as("TCP ack").isEqualTo(77);
+            int flags = seg.get(20 + 13) & 0xff;
+            assertThat(flags & ACK).isEqualTo(ACK);
+            assertThat(flags & (FIN | PSH)).as("FIN/PSH on segment %d", i).isEqualTo(last ? FIN | PSH : 0);
+            assertThat(flags & CWR).as("CWR on segment %d", i).isEqualTo(i == 0 ? CWR : 0);
+            assertThat(tcpChecksumVerifies(seg)).as("TCP checksum of segment %d", i).isTrue();
+            joined.put(seg.position(headers));
+            pos += len;
+        }
+        assertThat(out.limit()).isEqualTo(pos);
+        joined.flip();
+        assertThat(joined).isEqualTo(sp.duplicate().position(headers));
+    }
+
+    @Test
+    void notTcpIsNotCut() {
+        assertThat(TcpSegmenter.segment(Packets.ipv4("10.0.0.1", "10.0.0.2", 17, 64, 3000), 1400,
+                ByteBuffer.allocateDirect(128 << 10))).isZero();
+    }
+
+    @Test
+    void aPartialChecksumIsCompleted() {
+        ByteBuffer p = superPacket(999, ACK);
+        p.putShort(20 + 16, (short) fold(TcpSegmenter.pseudoHeaderSum(p, 0, p.limit() - 20))); // as the kernel leaves it
+
+        assertThat(TcpSegmenter.completeChecksum(p, 20, 16)).isTrue();
+
+        assertThat(tcpChecksumVerifies(p)).isTrue();
+        assertThat(TcpSegmenter.completeChecksum(p, p.limit(), 16)).as("start beyond the packet").isFalse();
+    }
+
+    /** IP (id 0x1234, DF) + TCP with 12 bytes of options (seq 1000, ack 77), payload 0, 1, 2, ... */
+    private static ByteBuffer superPacket(int payload, int flags) {
+        int total = 20 + 32 + payload;
+        ByteBuffer p = ByteBuffer.allocateDirect(total);
+        p.put(0, (byte) 0x45);
+        p.putShort(2, (short) Math.min(total, 0xffff));
+        p.putShort(4, (short) 0x1234);
+        p.putShort(6, (short) 0x4000);
+        p.put(8, (byte) 64);
+        p.put(9, (byte) 6);
+        p.putInt(12, Ip4Net.parseAddress("10.244.1.2"));
+        p.putInt(16, Ip4Net.parseAddress("10.244.2.3"));
+        Packets.sealHeader(p);
+        p.putShort(20, (short) 40000);
+        p.putShort(22, (short) 5201);
+        p.putInt(24, 1000);
+        p.putInt(28, 77);
+        p.put(32, (byte) (8 << 4));
+        p.put(33, (byte) flags);
+        p.putShort(34, (short) 501);
+        for (int i = 0; i < 12; i++) {
+            p.put(40 + i, (byte) (i < 2 ? 1 : 8)); // NOP NOP, then TS-ish bytes
+        }
+        for (int i = 0; i < payload; i++) {
+            p.put(52 + i, (byte) i);
+        }
+        return p;
+    }
+
+    private static boolean tcpChecksumVerifies(ByteBuffer seg) {
+        int tcpLength = seg.limit() - Ipv4.headerLength(seg);
+        long sum = TcpSegmenter.pseudoHeaderSum(seg, 0, tcpLength)
+                + ((~Ipv4.internetChecksum(seg, Ipv4.headerLength(seg), tcpLength)) & 0xffff);
+        return fold(sum) == 0xffff;
+    }
+
+    private static int fold(long sum) {
+        while ((sum >>> 16) != 0) {
+            sum = (sum & 0xffff) + (sum >>> 16);
+        }
+        return (int) sum;
+    }
+}
