@@ -14,7 +14,7 @@ import org.jflannel.linuxnet.TunDevice;
 /**
  * UDP → TUN, on the socket's event loop: each datagram is one inner IP packet; after the
  * {@link PacketPath#inbound} checks it is copied into one reused direct buffer and written to the
- * TUN. Socket errors are counted and never close the channel.
+ * TUN (behind a zero virtio_net_hdr when offloads are on: the kernel verifies the checksums). Socket errors are counted and never close the channel.
  */
 @ChannelHandler.Sharable
 final class TunWriter extends SimpleChannelInboundHandler<DatagramPacket> {
@@ -22,11 +22,17 @@ final class TunWriter extends SimpleChannelInboundHandler<DatagramPacket> {
 
     private final TunDevice tun;
     private final PacketPath path;
-    private final ByteBuffer buffer = ByteBuffer.allocateDirect(MAX_PACKET);
+    private final int hdr;
+    /** What write() sends: [virtio_net_hdr, all zero: a plain packet, when offloading][IP packet]; {@link #buffer} views the packet. */
+    private final ByteBuffer raw = ByteBuffer.allocateDirect(VnetHdr.LENGTH + MAX_PACKET);
+    private final ByteBuffer buffer;
 
-    TunWriter(TunDevice tun, PacketPath path) {
+    /** @param vnetHdr the TUN was opened with IFF_VNET_HDR: every write starts with a virtio_net_hdr */
+    TunWriter(TunDevice tun, boolean vnetHdr, PacketPath path) {
         this.tun = tun;
         this.path = path;
+        this.hdr = vnetHdr ? VnetHdr.LENGTH : 0;
+        this.buffer = raw.slice(hdr, raw.capacity() - hdr);
     }
 
     @Override
@@ -42,9 +48,9 @@ final class TunWriter extends SimpleChannelInboundHandler<DatagramPacket> {
         if (!path.inbound(buffer, Ip4Net.fromInet(from))) {
             return;
         }
-        buffer.limit(Ipv4.totalLength(buffer)); // trailing bytes after the IP packet (if any) stay out
+        raw.clear().limit(hdr + Ipv4.totalLength(buffer)); // trailing bytes after the IP packet (if any) stay out
         try {
-            tun.write(buffer);
+            tun.write(raw);
             path.counters().received(len);
         } catch (NetlinkException e) {
             path.drop(Drop.TUN_WRITE_FAILED, "packet to tun dropped reason=write-failed error={}", e.getMessage());

@@ -41,9 +41,20 @@ public final class UdpBackend implements Backend {
     static final String DEVICE_PATTERN = "flannel%d";
 
     private final ExternalInterface ext;
+    private final boolean offload;
 
     public UdpBackend(ExternalInterface ext) {
+        this(ext, true);
+    }
+
+    /**
+     * @param offload open flannel0 with IFF_VNET_HDR and TSO/checksum offloads, so a read returns up
+     *                to 64 KB of one TCP flow, cut here and sent with UDP GSO (DESIGN §6); false:
+     *                one packet per read, as upstream
+     */
+    public UdpBackend(ExternalInterface ext, boolean offload) {
         this.ext = Objects.requireNonNull(ext, "ext");
+        this.offload = offload;
     }
 
     @Override
@@ -57,16 +68,23 @@ public final class UdpBackend implements Backend {
         if (lease.subnet() == null) {
             throw new IOException("acquired lease " + lease.key() + " has no IPv4 subnet");
         }
-        TunDevice tun = TunDevice.open(DEVICE_PATTERN, EnumSet.of(TunDevice.Flag.TUN, TunDevice.Flag.NO_PI));
+        EnumSet<TunDevice.Flag> flags = EnumSet.of(TunDevice.Flag.TUN, TunDevice.Flag.NO_PI);
+        if (offload) {
+            flags.add(TunDevice.Flag.VNET_HDR);
+        }
+        TunDevice tun = TunDevice.open(DEVICE_PATTERN, flags);
         UdpSocket socket = null;
         try {
+            if (offload) {
+                tun.setOffload(TunDevice.TUN_F_CSUM | TunDevice.TUN_F_TSO4);
+            }
             configure(tun, lease, conf, mtu);
             PacketPath path = new PacketPath(new UdpCounters());
-            socket = UdpSocket.bind(new InetSocketAddress(ext.address(), port), ext.mtu(), new TunWriter(tun, path));
-            TunReader reader = TunReader.start(tun, path, socket);
+            socket = UdpSocket.bind(new InetSocketAddress(ext.address(), port), ext.mtu(), new TunWriter(tun, offload, path));
+            TunReader reader = TunReader.start(tun, offload, path, socket);
             UdpNetwork network = new UdpNetwork(lease, mtu, port, tun, socket, reader, path);
-            LOG.info("udp network registered lease={} dev={} mtu={} bind={}:{}", lease.key(), tun.name(), mtu,
-                    ext.address().getHostAddress(), port);
+            LOG.info("udp network registered lease={} dev={} mtu={} bind={}:{} offload={}", lease.key(), tun.name(), mtu,
+                    ext.address().getHostAddress(), port, offload);
             return network;
         } catch (IOException | RuntimeException | InterruptedException e) {
             if (socket != null) {

@@ -46,8 +46,8 @@ public final class UdpCounters {
         }
     }
 
-    void sent(int bytes) {
-        toPeers.increment();
+    void sent(int bytes, int packets) {
+        toPeers.add(packets);
         toPeersBytes.add(bytes);
     }
 

@@ -12,6 +12,7 @@ import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.SegmentedDatagramPacket;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.socket.SocketProtocolFamily;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -28,6 +29,9 @@ import java.util.concurrent.TimeUnit;
 final class UdpSocket implements AutoCloseable {
     private static final int SOCKET_BUFFER = 4 << 20;
 
+    /** UDP GSO limits: at most this many segments and bytes per sendmsg. */
+    private static final int GSO_SEGMENTS = 64;
+    private static final int GSO_BYTES = 60_000;
     /** Datagrams read per recvmmsg. */
     private static final int READ_BATCH = 16;
     /** Room per datagram when reading: jumbo frames of peers with a larger MTU than ours still fit. */
@@ -81,6 +85,27 @@ final class UdpSocket implements AutoCloseable {
         ByteBuf buf = channel.alloc().directBuffer(packet.remaining());
         buf.writeBytes(packet.duplicate());
         return outbox.offer(new DatagramPacket(buf, to));
+    }
+
+    /**
+     * Queues {@code segments} (back-to-back IP packets of {@code segmentLength} bytes, the last may be
+     * shorter) for {@code to}: with UDP GSO one datagram per {@link #GSO_BYTES} (the kernel cuts it),
+     * else one datagram per packet.
+     */
+    boolean sendSegments(ByteBuffer segments, int segmentLength, InetSocketAddress to) {
+        int total = segments.remaining();
+        ByteBuf all = channel.alloc().directBuffer(total);
+        all.writeBytes(segments.duplicate());
+        boolean gso = SegmentedDatagramPacket.isSupported();
+        int step = gso ? Math.max(1, Math.min(GSO_SEGMENTS, GSO_BYTES / segmentLength)) * segmentLength : segmentLength;
+        boolean ok = true;
+        while (all.isReadable()) {
+            ByteBuf part = all.readRetainedSlice(Math.min(step, all.readableBytes()));
+            ok &= outbox.offer(gso && part.readableBytes() > segmentLength
+                    ? new SegmentedDatagramPacket(part, segmentLength, to) : new DatagramPacket(part, to));
+        }
+        all.release();
+        return ok;
     }
 
     InetSocketAddress localAddress() {

@@ -53,12 +53,16 @@ final class UdpNode implements AutoCloseable {
 
     /** Registers a UDP network with lease {@code subnet}, the underlay being {@code dev} with address {@code addr}. */
     UdpNetwork register(String subnet, String dev, String addr) throws Exception {
+        return register(subnet, dev, addr, true);
+    }
+
+    UdpNetwork register(String subnet, String dev, String addr, boolean offload) throws Exception {
         NetConf conf = NetConf.parse(CONF, NetConf.Mode.KUBE);
         subnets = new FakeSubnets(conf, Ip4Net.parse(subnet));
         JsonNode l = ipJson("link", "show", "dev", dev).get(0);
         Inet4Address a = Ip4Net.toInet(Ip4Net.parseAddress(addr));
         ExternalInterface ext = new ExternalInterface(dev, l.get("ifindex").asInt(), l.get("mtu").asInt(), a, null, null, null);
-        network = inside(() -> new UdpBackend(ext).register(conf, subnets));
+        network = inside(() -> new UdpBackend(ext, offload).register(conf, subnets));
         return network;
     }
 

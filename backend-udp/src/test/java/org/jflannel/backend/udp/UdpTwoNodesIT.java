@@ -23,6 +23,8 @@ import org.jflannel.backend.udp.UdpCounters.Drop;
 import org.jflannel.core.LeaseEvent;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Two node namespaces joined by a veth underlay, a UdpNetwork in each: flannel0 comes up as
@@ -32,8 +34,9 @@ import org.junit.jupiter.api.Test;
 @Tag("netns")
 class UdpTwoNodesIT {
 
-    @Test
-    void flannel0CarriesPingBetweenNodesAndGoesAwayOnClose() throws Exception {
+    @ParameterizedTest(name = "offload={0}")
+    @ValueSource(booleans = {true, false})
+    void flannel0CarriesPingAndTcpBetweenNodesAndGoesAwayOnClose(boolean offload) throws Exception {
         try (UdpNode a = UdpNode.create("uda"); UdpNode b = UdpNode.create("udb")) {
             a.ip("link", "add", "ul0", "type", "veth", "peer", "name", "ul0", "netns", b.name());
             underlay(a, "192.0.2.1");
@@ -41,9 +44,10 @@ class UdpTwoNodesIT {
             pod(a, "10.244.1.1/24");
             pod(b, "10.244.2.1/24");
 
-            UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1");
-            UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2");
+            UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", offload);
+            UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", offload);
             assertFlannel0(a, na, "10.244.1.0", "192.0.2.1");
+            assertThat(a.link("flannel0").get("linkinfo").get("info_data").get("vnet_hdr").asBoolean()).isEqualTo(offload);
             assertThat(a.subnets.published.publicIp().getHostAddress()).isEqualTo("192.0.2.1");
             assertThat(a.subnets.published.backendType()).isEmpty();
             assertThat(a.subnets.published.backendData()).isNull();
@@ -65,6 +69,7 @@ class UdpTwoNodesIT {
             assertThat(nb.counters().packetsFromPeers()).isGreaterThanOrEqualTo(5);
             assertThat(na.counters().drops(Drop.MALFORMED)).isEqualTo(1);
             assertTcpStreamArrivesIntact(a, b, "10.244.2.1", 16 << 20);
+            assertTcpStreamArrivesIntact(b, a, "10.244.1.1", 16 << 20);
 
             a.apply(LeaseEvent.removed(Leases.udp("10.244.2.0/24", "192.0.2.2")));
             Throwable refused = a.inside(() -> catchThrowable(() -> {
