@@ -26,6 +26,8 @@ final class TunWriter extends SimpleChannelInboundHandler<DatagramPacket> {
     /** What write() sends: [virtio_net_hdr, all zero: a plain packet, when offloading][IP packet]; {@link #buffer} views the packet. */
     private final ByteBuffer raw = ByteBuffer.allocateDirect(VnetHdr.LENGTH + MAX_PACKET);
     private final ByteBuffer buffer;
+    /** Merges a flow's segments into GSO writes; null without offloads. */
+    private final TcpCoalescer coalescer;
 
     /** @param vnetHdr the TUN was opened with IFF_VNET_HDR: every write starts with a virtio_net_hdr */
     TunWriter(TunDevice tun, boolean vnetHdr, PacketPath path) {
@@ -33,6 +35,7 @@ final class TunWriter extends SimpleChannelInboundHandler<DatagramPacket> {
         this.path = path;
         this.hdr = vnetHdr ? VnetHdr.LENGTH : 0;
         this.buffer = raw.slice(hdr, raw.capacity() - hdr);
+        this.coalescer = vnetHdr ? new TcpCoalescer() : null;
     }
 
     @Override
@@ -48,10 +51,37 @@ final class TunWriter extends SimpleChannelInboundHandler<DatagramPacket> {
         if (!path.inbound(buffer, Ip4Net.fromInet(from))) {
             return;
         }
-        raw.clear().limit(hdr + Ipv4.totalLength(buffer)); // trailing bytes after the IP packet (if any) stay out
+        buffer.limit(Ipv4.totalLength(buffer)); // trailing bytes after the IP packet (if any) stay out
+        path.counters().received(len);
+        if (coalescer != null) {
+            if (coalescer.offer(buffer)) {
+                return;
+            }
+            flushCoalesced(); // order: what was merged so far goes first
+            if (coalescer.offer(buffer)) {
+                return;
+            }
+        }
+        raw.clear().limit(hdr + buffer.limit());
+        write(raw);
+    }
+
+    /** End of a read batch: what is merged goes to the TUN now. */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        flushCoalesced();
+        ctx.fireChannelReadComplete();
+    }
+
+    private void flushCoalesced() {
+        if (coalescer != null && coalescer.pending()) {
+            write(coalescer.take());
+        }
+    }
+
+    private void write(ByteBuffer b) {
         try {
-            tun.write(raw);
-            path.counters().received(len);
+            tun.write(b);
         } catch (NetlinkException e) {
             path.drop(Drop.TUN_WRITE_FAILED, "packet to tun dropped reason=write-failed error={}", e.getMessage());
         }

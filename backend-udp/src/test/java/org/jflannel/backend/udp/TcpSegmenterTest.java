@@ -68,7 +68,7 @@ class TcpSegmenterTest {
     }
 
     /** IP (id 0x1234, DF) + TCP with 12 bytes of options (seq 1000, ack 77), payload 0, 1, 2, ... */
-    private static ByteBuffer superPacket(int payload, int flags) {
+    static ByteBuffer superPacket(int payload, int flags) {
         int total = 20 + 32 + payload;
         ByteBuffer p = ByteBuffer.allocateDirect(total);
         p.put(0, (byte) 0x45);
@@ -96,7 +96,7 @@ class TcpSegmenterTest {
         return p;
     }
 
-    private static boolean tcpChecksumVerifies(ByteBuffer seg) {
+    static boolean tcpChecksumVerifies(ByteBuffer seg) {
         int tcpLength = seg.limit() - Ipv4.headerLength(seg);
         long sum = TcpSegmenter.pseudoHeaderSum(seg, 0, tcpLength)
                 + ((~Ipv4.internetChecksum(seg, Ipv4.headerLength(seg), tcpLength)) & 0xffff);
