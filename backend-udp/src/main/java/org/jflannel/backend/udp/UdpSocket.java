@@ -33,7 +33,7 @@ final class UdpSocket implements AutoCloseable {
     private static final int GSO_SEGMENTS = 64;
     private static final int GSO_BYTES = 60_000;
     /** Datagrams read per recvmmsg. */
-    private static final int READ_BATCH = 16;
+    private static final int READ_BATCH = 64;
     /** Room per datagram when reading: jumbo frames of peers with a larger MTU than ours still fit. */
     private static final int MIN_DATAGRAM_ROOM = 9000;
 
