@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import org.jflannel.testbase.DatagramWitness;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,18 +19,18 @@ class SdNotifyTest {
     @Test
     void readyArrivesAtAFileSystemSocket(@TempDir Path dir) throws Exception {
         String path = dir.resolve("notify.sock").toString();
-        try (DatagramWitness w = DatagramWitness.bind(path)) {
+        try (DatagramWitness w = DatagramWitness.bind(path, 20)) {
             assertThat(SdNotify.notify(Map.of("NOTIFY_SOCKET", path), "READY=1")).contains(path);
-            assertThat(new String(w.received(), StandardCharsets.UTF_8)).isEqualTo("READY=1");
+            assertThat(w.first().text()).isEqualTo("READY=1");
         }
     }
 
     @Test
     void readyArrivesAtAnAbstractSocket() throws Exception {
         String name = "@jflannel-sdnotify-" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40), 36);
-        try (DatagramWitness w = DatagramWitness.bind(name)) {
+        try (DatagramWitness w = DatagramWitness.bind(name, 20)) {
             assertThat(SdNotify.notify(Map.of("NOTIFY_SOCKET", name), "READY=1")).contains(name);
-            assertThat(w.received()).isEqualTo("READY=1".getBytes(StandardCharsets.US_ASCII));
+            assertThat(w.first().text()).isEqualTo("READY=1");
         }
     }
 

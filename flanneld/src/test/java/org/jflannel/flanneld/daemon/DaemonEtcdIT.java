@@ -11,9 +11,9 @@ import java.time.Duration;
 import java.util.Map;
 import org.jflannel.flanneld.testing.Await;
 import org.jflannel.flanneld.testing.DaemonProcess;
-import org.jflannel.flanneld.testing.NotifyWitness;
 import org.jflannel.flanneld.testing.NsEtcd;
 import org.jflannel.flanneld.testing.ThrowawayNs;
+import org.jflannel.testbase.DatagramWitness;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,13 +43,13 @@ class DaemonEtcdIT {
                         + "\"BackendData\":{\"VNI\":1,\"VtepMAC\":\"0e:00:00:00:00:99\"}}");
                 Path subnetFile = dir.resolve("run/subnet.env");
                 Path notifySocket = dir.resolve("notify.sock");
-                try (NotifyWitness systemd = NotifyWitness.bind(notifySocket, subnetFile, 90);
+                try (DatagramWitness systemd = DatagramWitness.bind(notifySocket.toString(), subnetFile, 90);
                         DaemonProcess d = DaemonProcess.start(ns.execPrefix(), Map.of("NOTIFY_SOCKET", notifySocket.toString()),
                         "--etcd-endpoints=" + NsEtcd.ENDPOINT, "--subnet-file=" + subnetFile, "--ip-masq",
                         "--healthz-ip=127.0.0.1", "--healthz-port=10256", "--iptables-resync=1", "--ip-blackhole-route")) {
                     assertThat(d.awaitStderr(s -> s.contains("lease snapshot programmed"), WAIT)).as(d.stderr()).isTrue();
                     // §9.5 steps 12-14: READY=1, exactly, once subnet.env exists
-                    assertThat(systemd.first()).isEqualTo(new NotifyWitness.Datagram("READY=1", true));
+                    assertThat(systemd.first()).isEqualTo(new DatagramWitness.Datagram("READY=1", true));
                     assertThat(d.stderr()).contains("sd_notify READY=1 sent socket=" + notifySocket);
                     String env = Files.readString(subnetFile);
                     assertThat(env).startsWith("FLANNEL_NETWORK=10.244.0.0/16\nFLANNEL_SUBNET=10.244.")

@@ -12,8 +12,8 @@ import java.time.Duration;
 import java.util.Map;
 import org.jflannel.flanneld.testing.Await;
 import org.jflannel.flanneld.testing.DaemonProcess;
-import org.jflannel.flanneld.testing.NsPortForward;
 import org.jflannel.flanneld.testing.ThrowawayNs;
+import org.jflannel.testsupport.etcd.TcpProxy;
 import org.jflannel.testsupport.kube.KubeMockServer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -49,7 +49,7 @@ class DaemonKubeIT {
             ns.exec("ip", "link", "set", "ext0p", "up");
             ns.exec("ip", "link", "set", "ext0", "up");
             ns.exec("ip", "route", "add", "default", "via", "192.0.2.1");
-            try (NsPortForward fwd = NsPortForward.start(ns, 6443, api.port());
+            try (TcpProxy fwd = TcpProxy.inNamespace(ns.netns(), 6443, api.port());
                  DaemonProcess d = DaemonProcess.start(ns.execPrefix(), Map.of("NODE_NAME", "node-1", "NOTIFY_SOCKET", noSystemd),
                          "--kube-subnet-mgr", "--kube-api-url=http://127.0.0.1:6443", "--net-config-path=" + netConf,
                          "--subnet-file=" + subnetFile)) {
