@@ -15,7 +15,7 @@ import org.jflannel.testsupport.cluster.NodeLease;
 import org.jflannel.testsupport.cluster.PingStats;
 import org.jflannel.testsupport.cluster.Pod;
 import org.jflannel.testsupport.cluster.Wait;
-import org.jflannel.testsupport.netns.NetnsPrivilege;
+import org.jflannel.testbase.NetnsPrivilege;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;

@@ -12,7 +12,7 @@ import java.util.stream.Stream;
 import org.jflannel.testsupport.cluster.ClusterOptions;
 import org.jflannel.testsupport.cluster.ManagedProcess;
 import org.jflannel.testsupport.cluster.NetnsCluster;
-import org.jflannel.testsupport.netns.NetnsPrivilege;
+import org.jflannel.testbase.NetnsPrivilege;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

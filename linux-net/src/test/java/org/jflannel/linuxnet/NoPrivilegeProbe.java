@@ -1,5 +1,7 @@
 package org.jflannel.linuxnet;
 
+import org.jflannel.testbase.NetnsPrivilege;
+
 /**
  * Run by {@link PrivilegeIT} in a child JVM whose capabilities were dropped: prints what the
  * netns fixture and our kernel door do without CAP_NET_ADMIN/CAP_SYS_ADMIN. Changes nothing on the
@@ -12,7 +14,7 @@ public final class NoPrivilegeProbe {
     public static void main(String[] args) {
         System.setProperty("jflannel.integration", "true");
         try {
-            Privilege.require();
+            NetnsPrivilege.require();
             System.out.println("fixture: passed");
         } catch (Throwable t) {
             System.out.println("fixture: " + t.getClass().getName() + ": " + t.getMessage());

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
+import org.jflannel.testbase.NetnsPrivilege;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -18,7 +19,7 @@ class PrivilegeIT {
 
     @Test
     void missingPrivilegeFailsWithClearErrors() throws Exception {
-        Privilege.require(); // dropping capabilities needs them in the first place
+        NetnsPrivilege.require(); // dropping capabilities needs them in the first place
         String name = "nopriv-" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 30), 36);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String out = Cmd.run("setpriv", "--inh-caps=-all", "--bounding-set=-net_admin,-sys_admin", "--",

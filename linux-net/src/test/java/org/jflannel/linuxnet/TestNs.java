@@ -2,6 +2,7 @@ package org.jflannel.linuxnet;
 
 import java.io.IOException;
 import java.util.concurrent.ThreadLocalRandom;
+import org.jflannel.testbase.NetnsPrivilege;
 
 /**
  * A throwaway namespace for linux-net's own integration tests (test-support has the public
@@ -15,7 +16,7 @@ final class TestNs implements AutoCloseable {
     }
 
     static TestNs create(String prefix) throws IOException {
-        Privilege.require();
+        NetnsPrivilege.require();
         String name = prefix + "-" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40), 36);
         return new TestNs(NetNs.create(name));
     }

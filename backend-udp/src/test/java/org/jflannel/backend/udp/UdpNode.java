@@ -14,8 +14,8 @@ import org.jflannel.core.Ip4Net;
 import org.jflannel.core.LeaseEvent;
 import org.jflannel.core.NetConf;
 import org.jflannel.linuxnet.NetNs;
+import org.jflannel.testbase.NetnsPrivilege;
 import org.jflannel.testsupport.netns.NetnsNames;
-import org.jflannel.testsupport.netns.NetnsPrivilege;
 
 /**
  * A throwaway node namespace for the integration tests: unique name, a UdpNetwork registered

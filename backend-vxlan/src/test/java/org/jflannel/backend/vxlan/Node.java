@@ -19,7 +19,7 @@ import org.jflannel.core.MacAddress;
 import org.jflannel.core.NetConf;
 import org.jflannel.linuxnet.NetNs;
 import org.jflannel.testsupport.netns.NetnsNames;
-import org.jflannel.testsupport.netns.NetnsPrivilege;
+import org.jflannel.testbase.NetnsPrivilege;
 
 /**
  * A throwaway node namespace for the integration tests: unique name, an underlay (a veth end with

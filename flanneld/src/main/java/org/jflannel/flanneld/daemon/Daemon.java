@@ -28,6 +28,7 @@ import org.jflannel.flanneld.iface.SelectionException;
 import org.jflannel.linuxnet.IpPrefix;
 import org.jflannel.linuxnet.NetlinkException;
 import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.linuxnet.SdNotify;
 import org.jflannel.subnet.kube.KubeSubnetManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,8 +36,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The daemon's start-up and life (REFERENCE §9.5, DESIGN §3): subnet manager, signals, health
  * server, network config, br_netfilter check, external interface, backend, rules, blackhole
- * routes, subnet.env, the lease-events loop, complete the lease, wait. {@link #run()} returns the
- * exit code; everything it started is closed before it returns (kernel state stays, §9.4).
+ * routes, subnet.env, the lease-events loop, sd_notify READY=1, complete the lease, wait.
+ * {@link #run()} returns the exit code; everything it started is closed before it returns (kernel
+ * state stays, §9.4).
  */
 public final class Daemon {
     private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
@@ -116,6 +118,7 @@ public final class Daemon {
         } catch (IOException e) {
             throw new StartupError("Failed to watch leases: " + e.getMessage(), e);
         }
+        notifySystemd();
         completeLease(subnets, lease);
         LOG.info("Running backend. lease={} mtu={}", lease.key(), network.mtu());
         shutdown.await();
@@ -228,6 +231,15 @@ public final class Daemon {
             LOG.info("subnet.env written path={} lease={} mtu={}", file, lease.key(), network.mtu());
         } catch (IOException | RuntimeException e) {
             LOG.warn("Failed to write subnet file: {}", e.getMessage());
+        }
+    }
+
+    /** §9.5 step 14: a systemd unit of Type=notify waits for READY=1; a failure is logged, never fatal. */
+    private void notifySystemd() {
+        try {
+            SdNotify.notify(env, "READY=1").ifPresent(socket -> LOG.info("sd_notify READY=1 sent socket={}", socket));
+        } catch (NetlinkException | RuntimeException e) {
+            LOG.warn("sd_notify READY=1 failed error={}", e.getMessage());
         }
     }
 

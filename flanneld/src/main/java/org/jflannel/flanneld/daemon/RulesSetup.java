@@ -9,10 +9,14 @@ import org.jflannel.core.SubnetEnv;
 import org.jflannel.flanneld.config.Options;
 import org.jflannel.flanneld.health.Metrics;
 import org.jflannel.flanneld.iptables.IptablesManager;
+import org.jflannel.flanneld.nftables.NftablesManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** §9.5 steps 8–10: clean up the other implementation, masquerade rules (--ip-masq), forward rules, resync. */
+/**
+ * §9.5 steps 8–10: clean up the other implementation, initialise the chosen one (iptables, or
+ * nftables with {@code EnableNFTables}), masquerade rules (--ip-masq), forward rules, resync (iptables only).
+ */
 final class RulesSetup {
     private static final Logger LOG = LoggerFactory.getLogger(RulesSetup.class);
 
@@ -30,10 +34,13 @@ final class RulesSetup {
         IptablesManager ipt = new IptablesManager(List.of(), o.iptablesResync(), metrics);
         started.push(ipt);
         if (conf.enableNFTables()) {
+            LOG.info("Starting flannel in nftables mode");
             ipt.cleanup(); // §8.5: clean up the other implementation; a missing binary is skipped (Ours)
-            throw new StartupError("nftables: EnableNFTables is not supported by jflannel yet; remove it from net-conf.json");
+            applyNftables(conf, lease);
+            return;
         }
-        LOG.debug("nftables cleanup skipped: jflannel never creates nftables tables");
+        LOG.info("Starting flannel in iptables mode");
+        new NftablesManager(List.of(), metrics).cleanup(); // §8.5: never fails
         boolean v4 = conf.enableIPv4();
         boolean v6 = conf.enableIPv6();
         if (o.ipMasq()) {
@@ -66,6 +73,31 @@ final class RulesSetup {
             }
         }
         ipt.startResync();
+    }
+
+    /** §8.4: init and masquerade failures are fatal, forward failures only logged (upstream). */
+    private void applyNftables(NetConf conf, Lease lease) throws StartupError, InterruptedException {
+        NftablesManager nft = new NftablesManager(List.of(), metrics);
+        boolean v4 = conf.enableIPv4();
+        boolean v6 = conf.enableIPv6();
+        try {
+            nft.init();
+            if (o.ipMasq() && v4) {
+                nft.setupMasquerade(false, conf.network().toString(), lease.subnet().toString(), o.ipMasqFullyRandomDisable());
+            }
+            if (o.ipMasq() && v6) {
+                nft.setupMasquerade(true, conf.ipv6Network().toString(), lease.ipv6Subnet().toString(),
+                        o.ipMasqFullyRandomDisable());
+            }
+        } catch (IOException e) {
+            throw new StartupError(e.getMessage(), e);
+        }
+        if (o.iptablesForwardRules() && v4) {
+            nft.setupForward(false, conf.network().toString());
+        }
+        if (o.iptablesForwardRules() && v6) {
+            nft.setupForward(true, conf.ipv6Network().toString());
+        }
     }
 
     private static String text(Object net) {

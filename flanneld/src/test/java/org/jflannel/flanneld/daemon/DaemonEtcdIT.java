@@ -13,13 +13,15 @@ import org.jflannel.flanneld.testing.Await;
 import org.jflannel.flanneld.testing.DaemonProcess;
 import org.jflannel.flanneld.testing.NsEtcd;
 import org.jflannel.flanneld.testing.ThrowawayNs;
+import org.jflannel.testbase.DatagramWitness;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The whole daemon as a process inside a throwaway namespace with a real etcd there: start-up
- * order, subnet.env, /readyz, iptables rules, a peer lease programmed and removed, SIGTERM → exit 0.
+ * order, subnet.env, sd_notify READY=1, /readyz, iptables rules, a peer lease programmed and
+ * removed, SIGTERM → exit 0.
  */
 @Tag("netns")
 @Tag("etcd")
@@ -40,10 +42,15 @@ class DaemonEtcdIT {
                 etcd.put(PEER_KEY, "{\"PublicIP\":\"192.0.2.99\",\"PublicIPv6\":null,\"BackendType\":\"vxlan\","
                         + "\"BackendData\":{\"VNI\":1,\"VtepMAC\":\"0e:00:00:00:00:99\"}}");
                 Path subnetFile = dir.resolve("run/subnet.env");
-                try (DaemonProcess d = DaemonProcess.start(ns.execPrefix(), Map.of(), "--etcd-endpoints=" + NsEtcd.ENDPOINT,
-                        "--subnet-file=" + subnetFile, "--ip-masq", "--healthz-ip=127.0.0.1", "--healthz-port=10256",
-                        "--iptables-resync=1", "--ip-blackhole-route")) {
+                Path notifySocket = dir.resolve("notify.sock");
+                try (DatagramWitness systemd = DatagramWitness.bind(notifySocket.toString(), subnetFile, 90);
+                        DaemonProcess d = DaemonProcess.start(ns.execPrefix(), Map.of("NOTIFY_SOCKET", notifySocket.toString()),
+                        "--etcd-endpoints=" + NsEtcd.ENDPOINT, "--subnet-file=" + subnetFile, "--ip-masq",
+                        "--healthz-ip=127.0.0.1", "--healthz-port=10256", "--iptables-resync=1", "--ip-blackhole-route")) {
                     assertThat(d.awaitStderr(s -> s.contains("lease snapshot programmed"), WAIT)).as(d.stderr()).isTrue();
+                    // §9.5 steps 12-14: READY=1, exactly, once subnet.env exists
+                    assertThat(systemd.first()).isEqualTo(new DatagramWitness.Datagram("READY=1", true));
+                    assertThat(d.stderr()).contains("sd_notify READY=1 sent socket=" + notifySocket);
                     String env = Files.readString(subnetFile);
                     assertThat(env).startsWith("FLANNEL_NETWORK=10.244.0.0/16\nFLANNEL_SUBNET=10.244.")
                             .endsWith("/24\nFLANNEL_MTU=1450\nFLANNEL_IPMASQ=true\n");
@@ -101,6 +108,7 @@ class DaemonEtcdIT {
                     etcd.delete("/coreos.com/network/subnets/" + own);
                     assertThat(d.waitFor(WAIT)).isZero();
                     assertThat(d.stderr()).contains("Lease has been revoked. Shutting down daemon.", "Exiting cleanly...");
+                    assertThat(d.stderr()).doesNotContain("sd_notify"); // NOTIFY_SOCKET unset: nothing sent, nothing logged
                 }
             }
         }

@@ -12,8 +12,8 @@ import java.time.Duration;
 import java.util.Map;
 import org.jflannel.flanneld.testing.Await;
 import org.jflannel.flanneld.testing.DaemonProcess;
-import org.jflannel.flanneld.testing.NsPortForward;
 import org.jflannel.flanneld.testing.ThrowawayNs;
+import org.jflannel.testsupport.etcd.TcpProxy;
 import org.jflannel.testsupport.kube.KubeMockServer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -35,6 +35,7 @@ class DaemonKubeIT {
         Path netConf = dir.resolve("net-conf.json");
         Files.writeString(netConf, "{\"Network\": \"10.244.0.0/16\", \"Backend\": {\"Type\": \"vxlan\"}}");
         Path subnetFile = dir.resolve("subnet.env");
+        String noSystemd = dir.resolve("no-systemd.sock").toString(); // nobody listens: READY=1 fails, the daemon goes on
         try (KubeMockServer api = KubeMockServer.start();
              KubernetesClient client = api.newClient();
              ThrowawayNs ns = ThrowawayNs.create("fdk")) {
@@ -48,9 +49,10 @@ class DaemonKubeIT {
             ns.exec("ip", "link", "set", "ext0p", "up");
             ns.exec("ip", "link", "set", "ext0", "up");
             ns.exec("ip", "route", "add", "default", "via", "192.0.2.1");
-            try (NsPortForward fwd = NsPortForward.start(ns, 6443, api.port());
-                 DaemonProcess d = DaemonProcess.start(ns.execPrefix(), Map.of("NODE_NAME", "node-1"), "--kube-subnet-mgr",
-                         "--kube-api-url=http://127.0.0.1:6443", "--net-config-path=" + netConf, "--subnet-file=" + subnetFile)) {
+            try (TcpProxy fwd = TcpProxy.inNamespace(ns.netns(), 6443, api.port());
+                 DaemonProcess d = DaemonProcess.start(ns.execPrefix(), Map.of("NODE_NAME", "node-1", "NOTIFY_SOCKET", noSystemd),
+                         "--kube-subnet-mgr", "--kube-api-url=http://127.0.0.1:6443", "--net-config-path=" + netConf,
+                         "--subnet-file=" + subnetFile)) {
                 assertThat(d.awaitStderr(s -> s.contains("lease snapshot programmed"), WAIT)).as("%s", d.stderr()).isTrue();
                 assertThat(Files.readString(subnetFile)).isEqualTo(
                         "FLANNEL_NETWORK=10.244.0.0/16\nFLANNEL_SUBNET=10.244.1.1/24\nFLANNEL_MTU=1450\nFLANNEL_IPMASQ=false\n");
@@ -65,6 +67,7 @@ class DaemonKubeIT {
                 assertThat(Await.until(() -> networkUnavailable(client) != null, Duration.ofSeconds(30))).isTrue();
                 assertThat(networkUnavailable(client).getStatus()).isEqualTo("False");
                 assertThat(networkUnavailable(client).getReason()).isEqualTo("FlannelIsUp");
+                assertThat(d.stderr()).contains("sd_notify READY=1 failed error=sendto NOTIFY_SOCKET=" + noSystemd + ": ENOENT (2)");
 
                 client.nodes().withName("node-2").delete();
                 assertThat(Await.until(() -> ns.exec("ip", "route", "show", "10.244.2.0/24").isBlank(), Duration.ofSeconds(30)))

@@ -31,7 +31,7 @@ public final class Errno {
             Map.entry(90, "EMSGSIZE"), Map.entry(93, "EPROTONOSUPPORT"), Map.entry(95, "EOPNOTSUPP"),
             Map.entry(97, "EAFNOSUPPORT"), Map.entry(98, "EADDRINUSE"), Map.entry(99, "EADDRNOTAVAIL"),
             Map.entry(100, "ENETDOWN"), Map.entry(101, "ENETUNREACH"), Map.entry(105, "ENOBUFS"),
-            Map.entry(110, "ETIMEDOUT"), Map.entry(113, "EHOSTUNREACH"));
+            Map.entry(110, "ETIMEDOUT"), Map.entry(111, "ECONNREFUSED"), Map.entry(113, "EHOSTUNREACH"));
 
     private Errno() {
     }

@@ -12,7 +12,9 @@ import java.nio.ByteBuffer;
  * {@link NetlinkSocket} turn those into NetlinkException.
  */
 public final class LibC {
+    public static final int AF_UNIX = 1;
     public static final int AF_NETLINK = 16;
+    public static final int SOCK_DGRAM = 2;
     public static final int SOCK_RAW = 3;
     public static final int SOCK_CLOEXEC = 0x80000;
     public static final int NETLINK_ROUTE = 0;
@@ -69,6 +71,9 @@ public final class LibC {
     public static native long send(int fd, long buf, long len, int flags) throws LastErrorException;
 
     public static native long recv(int fd, long buf, long len, int flags) throws LastErrorException;
+
+    public static native long sendto(int fd, byte[] buf, long len, int flags, byte[] addr, int addrLen)
+            throws LastErrorException;
 
     public static native long read(int fd, long buf, long len) throws LastErrorException;
 

@@ -7,11 +7,12 @@ import java.util.function.Consumer;
 
 /**
  * What a {@link NetnsCluster} looks like: how many nodes and pods, which lease source (a real etcd
- * or the Kubernetes mock API server), which backend, the cluster network, where the project's
+ * or the Kubernetes mock API server), which backend, the cluster network, iptables or nftables
+ * ({@code EnableNFTables}), where the project's
  * launchers ({@code bin/flanneld}, {@code bin/flannel}) are, and who hears the progress lines.
  */
 public record ClusterOptions(int nodes, int podsPerNode, Mode mode, String backend, String network,
-                             Path projectRoot, Path runBase, Consumer<String> progress) {
+                             boolean nftables, Path projectRoot, Path runBase, Consumer<String> progress) {
 
     public static final int MAX_NODES = 50;
 
@@ -49,37 +50,42 @@ public record ClusterOptions(int nodes, int podsPerNode, Mode mode, String backe
 
     /** Three nodes, two pods each, etcd mode, vxlan, 10.244.0.0/16; project root from {@link #findProjectRoot()}. */
     public static ClusterOptions defaults() {
-        return new ClusterOptions(3, 2, Mode.ETCD, "vxlan", "10.244.0.0/16", findProjectRoot(),
+        return new ClusterOptions(3, 2, Mode.ETCD, "vxlan", "10.244.0.0/16", false, findProjectRoot(),
                 Path.of(System.getProperty("java.io.tmpdir")), null);
     }
 
     public ClusterOptions withNodes(int n) {
-        return new ClusterOptions(n, podsPerNode, mode, backend, network, projectRoot, runBase, progress);
+        return new ClusterOptions(n, podsPerNode, mode, backend, network, nftables, projectRoot, runBase, progress);
     }
 
     public ClusterOptions withPodsPerNode(int n) {
-        return new ClusterOptions(nodes, n, mode, backend, network, projectRoot, runBase, progress);
+        return new ClusterOptions(nodes, n, mode, backend, network, nftables, projectRoot, runBase, progress);
     }
 
     public ClusterOptions withMode(Mode m) {
-        return new ClusterOptions(nodes, podsPerNode, m, backend, network, projectRoot, runBase, progress);
+        return new ClusterOptions(nodes, podsPerNode, m, backend, network, nftables, projectRoot, runBase, progress);
     }
 
     public ClusterOptions withBackend(String b) {
-        return new ClusterOptions(nodes, podsPerNode, mode, b, network, projectRoot, runBase, progress);
+        return new ClusterOptions(nodes, podsPerNode, mode, b, network, nftables, projectRoot, runBase, progress);
+    }
+
+    /** {@code "EnableNFTables": true} in net-conf.json: flanneld writes nftables tables instead of iptables chains. */
+    public ClusterOptions withNftables(boolean on) {
+        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, on, projectRoot, runBase, progress);
     }
 
     public ClusterOptions withRunBase(Path dir) {
-        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, projectRoot, dir, progress);
+        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, nftables, projectRoot, dir, progress);
     }
 
     public ClusterOptions withProgress(Consumer<String> p) {
-        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, projectRoot, runBase, p);
+        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, nftables, projectRoot, runBase, p);
     }
 
     /** {@code net-conf.json} for this cluster. */
     public String netConfJson() {
-        return "{\"Network\":\"" + network + "\",\"EnableNFTables\":false,\"Backend\":{\"Type\":\"" + backend + "\"}}";
+        return "{\"Network\":\"" + network + "\",\"EnableNFTables\":" + nftables + ",\"Backend\":{\"Type\":\"" + backend + "\"}}";
     }
 
     public Path flanneldLauncher() {

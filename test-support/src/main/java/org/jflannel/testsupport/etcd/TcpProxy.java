@@ -2,6 +2,7 @@ package org.jflannel.testsupport.etcd;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -9,25 +10,31 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
+import org.jflannel.linuxnet.NetNs;
 
 /**
- * A loopback TCP relay in front of a server, for fault tests: {@link #cut()} drops every connection
+ * A loopback TCP relay in front of a server. For fault tests, {@link #cut()} drops every connection
  * and refuses new ones (the port stays reserved by nobody else in practice, and is re-bound by
  * {@link #resume()}), so a client sees its server vanish and come back while the server itself keeps
- * running and can be changed behind the client's back.
+ * running and can be changed behind the client's back. {@link #inNamespace} lets a process inside a
+ * network namespace reach a server on the test JVM's loopback without any interface in the host
+ * namespace: the listening socket is created on the namespace's thread (a socket stays in the
+ * namespace it was created in), the upstream connections on ordinary threads.
  *
  * <p>Owns: one listening socket, its accept thread, two pump threads per relayed connection.
  */
 public final class TcpProxy implements AutoCloseable {
     private final int targetPort;
     private final int port;
+    private final NetNs namespace;
     private final List<Socket> sockets = new ArrayList<>();
     private ServerSocket server;
     private Thread acceptor;
 
-    private TcpProxy(int port, int targetPort) {
+    private TcpProxy(int port, int targetPort, NetNs namespace) {
         this.port = port;
         this.targetPort = targetPort;
+        this.namespace = namespace;
     }
 
     /** Relays a free loopback port to {@code 127.0.0.1:targetPort}. */
@@ -36,7 +43,14 @@ public final class TcpProxy implements AutoCloseable {
         try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = probe.getLocalPort();
         }
-        TcpProxy p = new TcpProxy(port, targetPort);
+        TcpProxy p = new TcpProxy(port, targetPort, null);
+        p.resume();
+        return p;
+    }
+
+    /** Relays {@code ns}'s 127.0.0.1:{@code nsPort} to this namespace's {@code 127.0.0.1:targetPort}. */
+    public static TcpProxy inNamespace(NetNs ns, int nsPort, int targetPort) throws IOException {
+        TcpProxy p = new TcpProxy(nsPort, targetPort, ns);
         p.resume();
         return p;
     }
@@ -50,13 +64,31 @@ public final class TcpProxy implements AutoCloseable {
         if (server != null) {
             return;
         }
-        ServerSocket s = new ServerSocket();
-        s.setReuseAddress(true);
-        s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        ServerSocket s = namespace == null ? listen() : listenInNamespace();
         server = s;
         acceptor = new Thread(() -> acceptLoop(s), "tcp-proxy-accept-" + port);
         acceptor.setDaemon(true);
         acceptor.start();
+    }
+
+    private ServerSocket listen() throws IOException {
+        ServerSocket s = new ServerSocket();
+        s.setReuseAddress(true);
+        s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        return s;
+    }
+
+    private ServerSocket listenInNamespace() throws IOException {
+        try {
+            return namespace.call(this::listen);
+        } catch (IOException | RuntimeException e) {
+            throw e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("listen in namespace " + namespace.name() + ": interrupted");
+        } catch (Exception e) {
+            throw new IOException("listen in namespace " + namespace.name() + ": " + e.getMessage(), e);
+        }
     }
 
     /** Closes every relayed connection and stops listening. */

@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.jflannel.linuxnet.NetNs;
-import org.jflannel.testsupport.netns.NetnsPrivilege;
+import org.jflannel.testbase.NetnsPrivilege;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;

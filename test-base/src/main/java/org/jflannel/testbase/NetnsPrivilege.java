@@ -1,4 +1,4 @@
-package org.jflannel.testsupport.netns;
+package org.jflannel.testbase;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -7,8 +7,9 @@ import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * Whether this process may create namespaces and program the network (CAP_NET_ADMIN and
- * CAP_SYS_ADMIN). Under {@code jflannel.integration=true} a missing privilege fails; otherwise skips.
+ * Whether this process may create namespaces and program the network (CAP_NET_ADMIN, and
+ * CAP_SYS_ADMIN for the namespace mounts). Under the integration profile
+ * ({@code jflannel.integration=true}) a missing privilege fails the test; elsewhere it aborts (skips) it.
  */
 public final class NetnsPrivilege {
     static final int CAP_NET_ADMIN = 12;
@@ -21,6 +22,7 @@ public final class NetnsPrivilege {
         decide(Boolean.getBoolean("jflannel.integration"), effectiveCaps());
     }
 
+    /** Pure decision, unit-tested: fail under integration, skip otherwise. */
     static void decide(boolean integration, long capEff) {
         if ((capEff & (1L << CAP_NET_ADMIN)) != 0 && (capEff & (1L << CAP_SYS_ADMIN)) != 0) {
             return;
