@@ -16,6 +16,7 @@ import org.jflannel.core.NetConf;
 import org.jflannel.linuxnet.NetNs;
 import org.jflannel.testbase.NetnsPrivilege;
 import org.jflannel.testsupport.netns.NetnsNames;
+import org.jflannel.testsupport.backend.FakeSubnets;
 
 /**
  * A throwaway node namespace for the integration tests: unique name, a UdpNetwork registered
@@ -58,7 +59,7 @@ final class UdpNode implements AutoCloseable {
 
     UdpNetwork register(String subnet, String dev, String addr, boolean offload) throws Exception {
         NetConf conf = NetConf.parse(CONF, NetConf.Mode.KUBE);
-        subnets = new FakeSubnets(conf, Ip4Net.parse(subnet));
+        subnets = new FakeSubnets(conf, Ip4Net.parse(subnet), null);
         JsonNode l = ipJson("link", "show", "dev", dev).get(0);
         Inet4Address a = Ip4Net.toInet(Ip4Net.parseAddress(addr));
         ExternalInterface ext = new ExternalInterface(dev, l.get("ifindex").asInt(), l.get("mtu").asInt(), a, null, null, null);

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.jflannel.testsupport.cluster.Wait;
 
 /**
  * Two node namespaces joined by a veth underlay, a UdpNetwork in each: flannel0 comes up as
@@ -48,9 +49,9 @@ class UdpTwoNodesIT {
             UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", offload);
             assertFlannel0(a, na, "10.244.1.0", "192.0.2.1");
             assertThat(a.link("flannel0").get("linkinfo").get("info_data").get("vnet_hdr").asBoolean()).isEqualTo(offload);
-            assertThat(a.subnets.published.publicIp().getHostAddress()).isEqualTo("192.0.2.1");
-            assertThat(a.subnets.published.backendType()).isEmpty();
-            assertThat(a.subnets.published.backendData()).isNull();
+            assertThat(a.subnets.published().publicIp().getHostAddress()).isEqualTo("192.0.2.1");
+            assertThat(a.subnets.published().backendType()).isEmpty();
+            assertThat(a.subnets.published().backendData()).isNull();
 
             a.apply(LeaseEvent.added(Leases.udp("10.244.2.0/24", "192.0.2.2")));
             b.apply(LeaseEvent.added(Leases.udp("10.244.1.0/24", "192.0.2.1")));

@@ -20,6 +20,7 @@ import org.jflannel.core.NetConf;
 import org.jflannel.linuxnet.NetNs;
 import org.jflannel.testsupport.netns.NetnsNames;
 import org.jflannel.testbase.NetnsPrivilege;
+import org.jflannel.testsupport.backend.FakeSubnets;
 
 /**
  * A throwaway node namespace for the integration tests: unique name, an underlay (a veth end with

@@ -27,8 +27,8 @@ class TwoNodesIT {
             a.register("", "10.244.1.0/24", a.underlay("ul0", "192.0.2.1"), null);
             b.register("", "10.244.2.0/24", b.underlay("ul0", "192.0.2.2"), null);
             // each node learns the other's lease exactly as the other published it
-            a.apply(LeaseEvent.added(new Lease(Ip4Net.parse("10.244.2.0/24"), null, b.subnets.published, null)));
-            b.apply(LeaseEvent.added(new Lease(Ip4Net.parse("10.244.1.0/24"), null, a.subnets.published, null)));
+            a.apply(LeaseEvent.added(new Lease(Ip4Net.parse("10.244.2.0/24"), null, b.subnets.published(), null)));
+            b.apply(LeaseEvent.added(new Lease(Ip4Net.parse("10.244.1.0/24"), null, a.subnets.published(), null)));
 
             String out = a.exec("ping", "-c", "3", "-W", "2", "10.244.2.1");
             assertThat(out).contains("3 received");

@@ -35,9 +35,9 @@ class VxlanDeviceIT {
             assertThat(addrs.get(0).get("prefixlen").asInt()).isEqualTo(32);
             assertThat(node.exec("cat", "/proc/sys/net/ipv6/conf/flannel.1/accept_ra").strip()).isEqualTo("0");
 
-            assertThat(node.subnets.published.backendType()).isEqualTo("vxlan");
-            assertThat(node.subnets.published.backendData()).isEqualTo("{\"VNI\":1,\"VtepMAC\":\"0e:aa:bb:cc:dd:01\"}");
-            assertThat(node.subnets.published.publicIp().getHostAddress()).isEqualTo(ADDR);
+            assertThat(node.subnets.published().backendType()).isEqualTo("vxlan");
+            assertThat(node.subnets.published().backendData()).isEqualTo("{\"VNI\":1,\"VtepMAC\":\"0e:aa:bb:cc:dd:01\"}");
+            assertThat(node.subnets.published().publicIp().getHostAddress()).isEqualTo(ADDR);
             assertThat(net.mtu()).isEqualTo(1450);
         }
     }
@@ -56,7 +56,7 @@ class VxlanDeviceIT {
             assertThat(l.get("mtu").asInt()).isEqualTo(1350);
             String mac = l.get("address").asText();
             assertThat(Integer.parseInt(mac.substring(0, 2), 16) & 0x03).isEqualTo(0x02); // random, local, unicast
-            assertThat(node.subnets.published.backendData()).isEqualTo("{\"VNI\":7,\"VtepMAC\":\"" + mac + "\"}");
+            assertThat(node.subnets.published().backendData()).isEqualTo("{\"VNI\":7,\"VtepMAC\":\"" + mac + "\"}");
         }
     }
 
@@ -72,7 +72,7 @@ class VxlanDeviceIT {
             JsonNode l = node.link("flannel.1");
             assertThat(l.get("ifindex").asInt()).isEqualTo(index);
             assertThat(l.get("address").asText()).isEqualTo("0e:00:00:00:00:77");
-            assertThat(node.subnets.published.backendData()).contains("0e:00:00:00:00:77");
+            assertThat(node.subnets.published().backendData()).contains("0e:00:00:00:00:77");
         }
     }
 

@@ -37,9 +37,9 @@ class VxlanDualStackIT {
             assertThat(node.ipJson("addr", "show", "dev", "flannel-v6.1").get(0).get("addr_info").findValuesAsText("local"))
                     .contains("fd00:42:1::");
             assertThat(node.exec("cat", "/proc/sys/net/ipv6/conf/flannel-v6.1/accept_ra").strip()).isEqualTo("0");
-            assertThat(node.subnets.published.backendV6Data()).isEqualTo(
+            assertThat(node.subnets.published().backendV6Data()).isEqualTo(
                     "{\"VNI\":1,\"VtepMAC\":\"" + v6.get("address").asText() + "\"}");
-            assertThat(node.subnets.published.publicIpv6().getHostAddress()).isEqualTo("2001:db8:0:0:0:0:0:1");
+            assertThat(node.subnets.published().publicIpv6().getHostAddress()).isEqualTo("2001:db8:0:0:0:0:0:1");
 
             node.apply(LeaseEvent.added(Leases.dual("10.244.2.0/24", "198.51.100.2", "0e:00:00:00:00:02",
                     "fd00:42:2::/64", "2001:db8::2", "0e:00:00:00:00:62")));

@@ -8,6 +8,7 @@ import java.util.List;
 import org.jflannel.core.LeaseEvent;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.jflannel.testsupport.cluster.Wait;
 
 /** apply() and reconcile(): per-peer kernel entries, checked with iproute2 and with our own dumps. */
 @Tag("netns")

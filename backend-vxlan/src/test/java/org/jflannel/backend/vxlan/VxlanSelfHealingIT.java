@@ -8,6 +8,7 @@ import org.jflannel.core.LeaseEvent;
 import org.jflannel.core.MacAddress;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.jflannel.testsupport.cluster.Wait;
 
 /** Ours (REFERENCE §6.10): a deleted device comes back with every entry; a deleted entry comes back. */
 @Tag("netns")

@@ -1,8 +1,9 @@
-package org.jflannel.backend.udp;
+package org.jflannel.testsupport.backend;
 
 import java.util.List;
 import java.util.function.Consumer;
 import org.jflannel.core.Ip4Net;
+import org.jflannel.core.Ip6Net;
 import org.jflannel.core.Lease;
 import org.jflannel.core.LeaseAttrs;
 import org.jflannel.core.LeaseEvent;
@@ -10,15 +11,25 @@ import org.jflannel.core.NetConf;
 import org.jflannel.core.SubnetManager;
 import org.jflannel.core.Subscription;
 
-/** The one allowed fake: an in-memory lease source that hands out a fixed subnet and remembers what was published. */
-final class FakeSubnets implements SubnetManager {
+/**
+ * The one allowed fake, for the backends' own tests: an in-memory lease source that hands out a
+ * fixed subnet (and IPv6 subnet, or null) and remembers the attributes the backend published.
+ */
+public final class FakeSubnets implements SubnetManager {
     private final NetConf conf;
     private final Ip4Net subnet;
-    volatile LeaseAttrs published;
+    private final Ip6Net subnet6;
+    private volatile LeaseAttrs published;
 
-    FakeSubnets(NetConf conf, Ip4Net subnet) {
+    public FakeSubnets(NetConf conf, Ip4Net subnet, Ip6Net subnet6) {
         this.conf = conf;
         this.subnet = subnet;
+        this.subnet6 = subnet6;
+    }
+
+    /** What the backend passed to {@link #acquireLease}; null before. */
+    public LeaseAttrs published() {
+        return published;
     }
 
     @Override
@@ -34,7 +45,7 @@ final class FakeSubnets implements SubnetManager {
     @Override
     public Lease acquireLease(LeaseAttrs attrs) {
         published = attrs;
-        return new Lease(subnet, null, attrs, null);
+        return new Lease(subnet, subnet6, attrs, null);
     }
 
     @Override
