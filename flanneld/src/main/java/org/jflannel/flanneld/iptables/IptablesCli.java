@@ -1,15 +1,12 @@
 package org.jflannel.flanneld.iptables;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jflannel.flanneld.exec.BoundedProcess;
 
 /**
  * Runs {@code iptables}/{@code ip6tables} and {@code iptables-restore}/{@code ip6tables-restore}
@@ -19,7 +16,7 @@ import java.util.regex.Pattern;
  */
 public final class IptablesCli {
     private static final Pattern VERSION = Pattern.compile("v(\\d+)\\.(\\d+)\\.(\\d+)");
-    private static final long TIMEOUT_SECONDS = 30;
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
     /** {@code iptables} was not found or could not run. */
     public static final class MissingBinaryException extends IOException {
@@ -132,27 +129,11 @@ public final class IptablesCli {
     private Result exec(List<String> cmd, String stdin) throws IOException, InterruptedException {
         List<String> full = new ArrayList<>(commandPrefix);
         full.addAll(cmd);
-        // output goes to a file so that a hung process cannot block us beyond the timeout
-        Path output = Files.createTempFile("flanneld-iptables", ".out");
         try {
-            Process p;
-            try {
-                p = new ProcessBuilder(full).redirectErrorStream(true).redirectOutput(output.toFile()).start();
-            } catch (IOException e) {
-                throw new MissingBinaryException(cmd.get(0) + " binary was not found: " + e.getMessage(), e);
-            }
-            try (OutputStream in = p.getOutputStream()) {
-                if (stdin != null) {
-                    in.write(stdin.getBytes(StandardCharsets.UTF_8));
-                }
-            }
-            if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IOException(String.join(" ", cmd) + ": no exit within " + TIMEOUT_SECONDS + " s");
-            }
-            return new Result(p.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
-        } finally {
-            Files.deleteIfExists(output);
+            BoundedProcess.Result r = BoundedProcess.run(full, stdin, TIMEOUT);
+            return new Result(r.status(), r.output());
+        } catch (BoundedProcess.NotStartedException e) {
+            throw new MissingBinaryException(cmd.get(0) + " binary was not found: " + e.getMessage(), e.getCause());
         }
     }
 }

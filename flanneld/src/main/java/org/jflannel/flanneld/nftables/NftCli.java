@@ -1,13 +1,10 @@
 package org.jflannel.flanneld.nftables;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import org.jflannel.flanneld.exec.BoundedProcess;
 
 /**
  * Runs {@code nft -f -} (one atomic transaction) and {@code nft --check -f -} (the kernel validates
@@ -15,7 +12,7 @@ import java.util.concurrent.TimeUnit;
  * {@code commandPrefix} is empty in the daemon; tests put {@code ip netns exec <ns>} there.
  */
 public final class NftCli {
-    private static final long TIMEOUT_SECONDS = 30;
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
     /** {@code nft} was not found or could not be started. */
     public static final class MissingBinaryException extends IOException {
@@ -45,28 +42,14 @@ public final class NftCli {
     private void exec(List<String> cmd, String payload) throws IOException, InterruptedException {
         List<String> full = new ArrayList<>(commandPrefix);
         full.addAll(cmd);
-        // output goes to a file so that a hung process cannot block us beyond the timeout
-        Path output = Files.createTempFile("flanneld-nft", ".out");
+        BoundedProcess.Result r;
         try {
-            Process p;
-            try {
-                p = new ProcessBuilder(full).redirectErrorStream(true).redirectOutput(output.toFile()).start();
-            } catch (IOException e) {
-                throw new MissingBinaryException("could not find nftables binary: " + e.getMessage(), e);
-            }
-            try (OutputStream in = p.getOutputStream()) {
-                in.write(payload.getBytes(StandardCharsets.UTF_8));
-            }
-            if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IOException(String.join(" ", cmd) + ": no exit within " + TIMEOUT_SECONDS + " s");
-            }
-            if (p.exitValue() != 0) {
-                String out = Files.readString(output, StandardCharsets.UTF_8).trim().replace('\n', '|');
-                throw new IOException(String.join(" ", cmd) + ": exit " + p.exitValue() + ": " + out);
-            }
-        } finally {
-            Files.deleteIfExists(output);
+            r = BoundedProcess.run(full, payload, TIMEOUT);
+        } catch (BoundedProcess.NotStartedException e) {
+            throw new MissingBinaryException("could not find nftables binary: " + e.getMessage(), e.getCause());
+        }
+        if (r.status() != 0) {
+            throw new IOException(String.join(" ", cmd) + ": exit " + r.status() + ": " + r.output().trim().replace('\n', '|'));
         }
     }
 }
