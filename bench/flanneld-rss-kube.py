@@ -78,4 +78,5 @@ finally:
     for p in procs:
         p.stdin.close(); p.wait(20)
     sh("ip", "netns", "del", NS, check=False)
-    sh("rm", "-rf", D, check=False)
+    if not os.environ.get("KEEP_LOGS"):
+        sh("rm", "-rf", D, check=False)

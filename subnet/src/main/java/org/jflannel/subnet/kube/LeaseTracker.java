@@ -130,10 +130,22 @@ final class LeaseTracker implements NodeListener {
     private void toLease(NodeView node, String what) {
         try {
             Lease lease = leases.toLease(node);
-            LOG.info("node {} node={} subnet={} publicIp={}", what, node.name(), lease.key(), lease.attrs().publicIp());
+            if (subscribed()) {
+                LOG.info("node {} node={} subnet={} publicIp={}", what, node.name(), lease.key(), lease.attrs().publicIp());
+            } else if (LOG.isDebugEnabled()) {
+                // the informer's initial list, before anyone listens: the snapshot's summary line says it
+                // (one INFO line per node was 2,000 lines and ~40 ms at start in a 2,000-node cluster)
+                LOG.debug("node {} node={} subnet={} publicIp={}", what, node.name(), lease.key(), lease.attrs().publicIp());
+            }
             emit(node.name(), LeaseEvent.added(lease));
         } catch (ConfigException e) {
             skip(node, e);
+        }
+    }
+
+    private boolean subscribed() {
+        synchronized (lock) {
+            return queue != null;
         }
     }
 
