@@ -4,11 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.Inet4Address;
-import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import org.jflannel.core.ExternalInterface;
 import org.jflannel.core.Ip4Net;
 import org.jflannel.core.LeaseEvent;
@@ -17,6 +16,7 @@ import org.jflannel.linuxnet.NetNs;
 import org.jflannel.testbase.NetnsPrivilege;
 import org.jflannel.testsupport.netns.NetnsNames;
 import org.jflannel.testsupport.backend.FakeSubnets;
+import org.jflannel.testsupport.cluster.Cmd;
 
 /**
  * A throwaway node namespace for the integration tests: unique name, a UdpNetwork registered
@@ -85,7 +85,7 @@ final class UdpNode implements AutoCloseable {
 
     /** Like {@link #exec} but returns the output whatever the exit code (ping with losses exits 1). */
     String execAnyExit(String... args) throws IOException, InterruptedException {
-        return Cmd.output(prepend(List.of("ip", "netns", "exec", name()), args), false);
+        return output(prepend(List.of("ip", "netns", "exec", name()), args), false);
     }
 
     JsonNode ipJson(String... args) throws IOException, InterruptedException {
@@ -95,7 +95,7 @@ final class UdpNode implements AutoCloseable {
 
     /** {@code ip -d -j link show dev <name>}, or null when the device does not exist. */
     JsonNode link(String dev) throws IOException, InterruptedException {
-        String out = Cmd.output(List.of("ip", "-n", name(), "-d", "-j", "link", "show", "dev", dev), false).strip();
+        String out = output(List.of("ip", "-n", name(), "-d", "-j", "link", "show", "dev", dev), false).strip();
         if (!out.startsWith("[")) {
             return null;
         }
@@ -104,7 +104,16 @@ final class UdpNode implements AutoCloseable {
     }
 
     private static String run(List<String> cmd) throws IOException, InterruptedException {
-        return Cmd.output(cmd, true);
+        return output(cmd, true);
+    }
+
+    /** stdout and stderr of a command bounded in time (the harness's {@link Cmd}); with {@code requireSuccess}, exit 0 or an exception. */
+    private static String output(List<String> cmd, boolean requireSuccess) throws IOException, InterruptedException {
+        Cmd.Result r = Cmd.run(Duration.ofSeconds(30), cmd);
+        if (requireSuccess) {
+            r.orThrow();
+        }
+        return r.stdout() + r.stderr();
     }
 
     private static List<String> prepend(List<String> head, String... args) {
@@ -122,25 +131,6 @@ final class UdpNode implements AutoCloseable {
         } finally {
             ns.delete();
             ns.close();
-        }
-    }
-
-    /** Runs a command with a time bound. */
-    static final class Cmd {
-        private Cmd() {
-        }
-
-        static String output(List<String> cmd, boolean requireSuccess) throws IOException, InterruptedException {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            if (!p.waitFor(30, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IOException(String.join(" ", cmd) + ": timed out");
-            }
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (requireSuccess && p.exitValue() != 0) {
-                throw new IOException(String.join(" ", cmd) + " exited " + p.exitValue() + ": " + out);
-            }
-            return out;
         }
     }
 }

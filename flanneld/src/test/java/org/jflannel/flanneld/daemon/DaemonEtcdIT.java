@@ -31,12 +31,7 @@ class DaemonEtcdIT {
 
     @Test
     void startsProgramsPeersAndStopsCleanly(@TempDir Path dir) throws Exception {
-        try (ThrowawayNs ns = ThrowawayNs.create("fdd")) {
-            ns.exec("ip", "link", "add", "ext0", "type", "veth", "peer", "name", "ext0p");
-            ns.exec("ip", "addr", "add", "192.0.2.10/24", "dev", "ext0");
-            ns.exec("ip", "link", "set", "ext0p", "up");
-            ns.exec("ip", "link", "set", "ext0", "up");
-            ns.exec("ip", "route", "add", "default", "via", "192.0.2.1");
+        try (ThrowawayNs ns = ThrowawayNs.node("fdd")) {
             try (NsEtcd etcd = NsEtcd.start(ns)) {
                 etcd.put("/coreos.com/network/config", "{\"Network\": \"10.244.0.0/16\", \"Backend\": {\"Type\": \"vxlan\"}}");
                 etcd.put(PEER_KEY, "{\"PublicIP\":\"192.0.2.99\",\"PublicIPv6\":null,\"BackendType\":\"vxlan\","
@@ -91,12 +86,7 @@ class DaemonEtcdIT {
 
     @Test
     void deletingTheOwnLeaseStopsTheDaemonWithExit0(@TempDir Path dir) throws Exception {
-        try (ThrowawayNs ns = ThrowawayNs.create("fdr")) {
-            ns.exec("ip", "link", "add", "ext0", "type", "veth", "peer", "name", "ext0p");
-            ns.exec("ip", "addr", "add", "192.0.2.10/24", "dev", "ext0");
-            ns.exec("ip", "link", "set", "ext0p", "up");
-            ns.exec("ip", "link", "set", "ext0", "up");
-            ns.exec("ip", "route", "add", "default", "via", "192.0.2.1");
+        try (ThrowawayNs ns = ThrowawayNs.node("fdr")) {
             try (NsEtcd etcd = NsEtcd.start(ns)) {
                 etcd.put("/coreos.com/network/config", "{\"Network\": \"10.244.0.0/16\", \"Backend\": {\"Type\": \"vxlan\"}}");
                 Path subnetFile = dir.resolve("subnet.env");

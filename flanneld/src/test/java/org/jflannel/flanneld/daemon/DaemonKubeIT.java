@@ -38,17 +38,12 @@ class DaemonKubeIT {
         String noSystemd = dir.resolve("no-systemd.sock").toString(); // nobody listens: READY=1 fails, the daemon goes on
         try (KubeMockServer api = KubeMockServer.start();
              KubernetesClient client = api.newClient();
-             ThrowawayNs ns = ThrowawayNs.create("fdk")) {
+             ThrowawayNs ns = ThrowawayNs.node("fdk")) {
             client.nodes().resource(node("node-1", "10.244.1.0/24", Map.of())).create();
             client.nodes().resource(node("node-2", "10.244.2.0/24", Map.of(
                     P + "kube-subnet-manager", "true", P + "backend-type", "vxlan", P + "public-ip", "192.0.2.20",
                     P + "backend-data", "{\"VNI\":1,\"VtepMAC\":\"0e:00:00:00:00:02\"}"))).create();
             ns.exec("ip", "link", "set", "lo", "up");
-            ns.exec("ip", "link", "add", "ext0", "type", "veth", "peer", "name", "ext0p");
-            ns.exec("ip", "addr", "add", "192.0.2.10/24", "dev", "ext0");
-            ns.exec("ip", "link", "set", "ext0p", "up");
-            ns.exec("ip", "link", "set", "ext0", "up");
-            ns.exec("ip", "route", "add", "default", "via", "192.0.2.1");
             try (TcpProxy fwd = TcpProxy.inNamespace(ns.netns(), 6443, api.port());
                  DaemonProcess d = DaemonProcess.start(ns.execPrefix(), Map.of("NODE_NAME", "node-1", "NOTIFY_SOCKET", noSystemd),
                          "--kube-subnet-mgr", "--kube-api-url=http://127.0.0.1:6443", "--net-config-path=" + netConf,

@@ -30,7 +30,7 @@ class DaemonNftablesIT {
 
     @Test
     void nftablesModeReplacesIptablesRulesAndIptablesModeReplacesTheTables(@TempDir Path dir) throws Exception {
-        try (ThrowawayNs ns = node("fdnd"); NsEtcd etcd = NsEtcd.start(ns)) {
+        try (ThrowawayNs ns = ThrowawayNs.node("fdnd"); NsEtcd etcd = NsEtcd.start(ns)) {
             // leftovers of an iptables-mode run
             ns.exec("iptables", "-t", "nat", "-N", "FLANNEL-POSTRTG");
             ns.exec("iptables", "-t", "nat", "-A", "POSTROUTING", "-m", "comment", "--comment", "flanneld masq", "-j", "FLANNEL-POSTRTG");
@@ -65,7 +65,7 @@ class DaemonNftablesIT {
 
     @Test
     void withoutNftTheDaemonSkipsTheIptablesCleanupAndExits1NoNftablesSupport(@TempDir Path dir) throws Exception {
-        try (ThrowawayNs ns = node("fdnx"); NsEtcd etcd = NsEtcd.start(ns)) {
+        try (ThrowawayNs ns = ThrowawayNs.node("fdnx"); NsEtcd etcd = NsEtcd.start(ns)) {
             etcd.put(CONFIG, NFT_CONF);
             // neither nft nor iptables on the daemon's PATH
             String err = runToExit1(ns, dir, Map.of("PATH", dir.resolve("empty-bin").toString()));
@@ -76,7 +76,7 @@ class DaemonNftablesIT {
 
     @Test
     void aMasqueradeTransactionTheKernelRejectsExits1(@TempDir Path dir) throws Exception {
-        try (ThrowawayNs ns = node("fdnm"); NsEtcd etcd = NsEtcd.start(ns)) {
+        try (ThrowawayNs ns = ThrowawayNs.node("fdnm"); NsEtcd etcd = NsEtcd.start(ns)) {
             etcd.put(CONFIG, NFT_CONF);
             // a postrtg chain of another type: adding our nat chain of that name fails in the kernel
             Path setup = dir.resolve("setup.nft");
@@ -84,22 +84,6 @@ class DaemonNftablesIT {
                     + "add chain ip flannel-ipv4 postrtg { type filter hook input priority filter ; }\n");
             ns.exec("nft", "-f", setup.toString());
             assertThat(runToExit1(ns, dir, Map.of())).contains("nftables: couldn't setup masq rules: nft -f -: exit 1: ");
-        }
-    }
-
-    /** A namespace with an external interface and a default route, as a node has. */
-    private static ThrowawayNs node(String prefix) throws Exception {
-        ThrowawayNs ns = ThrowawayNs.create(prefix);
-        try {
-            ns.exec("ip", "link", "add", "ext0", "type", "veth", "peer", "name", "ext0p");
-            ns.exec("ip", "addr", "add", "192.0.2.10/24", "dev", "ext0");
-            ns.exec("ip", "link", "set", "ext0p", "up");
-            ns.exec("ip", "link", "set", "ext0", "up");
-            ns.exec("ip", "route", "add", "default", "via", "192.0.2.1");
-            return ns;
-        } catch (Exception e) {
-            ns.close();
-            throw e;
         }
     }
 

@@ -29,6 +29,22 @@ public final class ThrowawayNs implements AutoCloseable {
         return new ThrowawayNs(NetNs.create(name));
     }
 
+    /** A namespace with an external interface ext0 (192.0.2.10/24, peer end up) and a default route, as a node has. */
+    public static ThrowawayNs node(String prefix) throws Exception {
+        ThrowawayNs ns = create(prefix);
+        try {
+            ns.exec("ip", "link", "add", "ext0", "type", "veth", "peer", "name", "ext0p");
+            ns.exec("ip", "addr", "add", "192.0.2.10/24", "dev", "ext0");
+            ns.exec("ip", "link", "set", "ext0p", "up");
+            ns.exec("ip", "link", "set", "ext0", "up");
+            ns.exec("ip", "route", "add", "default", "via", "192.0.2.1");
+            return ns;
+        } catch (Exception e) {
+            ns.close();
+            throw e;
+        }
+    }
+
     public String name() {
         return ns.name();
     }
