@@ -104,6 +104,9 @@ final class Expirations {
      * its TTL could not be read, estimated as for a fresh put.
      */
     Instant of(long leaseId) {
+        if (!read) {
+            return ofFreshPut(leaseId); // nothing read, nothing worth remembering
+        }
         return leaseId == 0 ? null : cache.computeIfAbsent(leaseId, id -> clock.instant().plus(leaseTtl));
     }
 }
