@@ -1,9 +1,9 @@
 package org.jflannel.core;
 
 /** The {@code Backend} object of net-conf.json, typed per supported backend. */
-public sealed interface BackendConfig permits BackendConfig.Vxlan, BackendConfig.Udp {
+public sealed interface BackendConfig permits BackendConfig.Vxlan, BackendConfig.Udp, BackendConfig.HostGw {
 
-    /** The backend type as flannel names it: {@code vxlan} or {@code udp}. */
+    /** The backend type as flannel names it: {@code vxlan}, {@code udp} or {@code host-gw}. */
     String type();
 
     /**
@@ -45,6 +45,14 @@ public sealed interface BackendConfig permits BackendConfig.Vxlan, BackendConfig
         @Override
         public String type() {
             return "udp";
+        }
+    }
+
+    /** host-gw has no options (REFERENCE §2): routes via the peers' public IPs on the external interface. */
+    record HostGw() implements BackendConfig {
+        @Override
+        public String type() {
+            return "host-gw";
         }
     }
 }

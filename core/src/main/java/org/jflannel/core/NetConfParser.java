@@ -87,8 +87,10 @@ final class NetConfParser {
                         boolIn(b, "DirectRouting", "Backend.DirectRouting"));
             case "udp":
                 return new BackendConfig.Udp(range(b, "Port", BackendConfig.Udp.DEFAULT_PORT, 1, 65535));
+            case "host-gw":
+                return new BackendConfig.HostGw();
             default:
-                throw error("Backend.Type", "backend " + type + " is not supported; supported: vxlan, udp");
+                throw error("Backend.Type", "backend " + type + " is not supported; supported: vxlan, udp, host-gw");
         }
     }
 

@@ -76,6 +76,13 @@ class NetConfTest {
     }
 
     @Test
+    void hostGwHasNoOptionsAndItsTypeMatchesCaseInsensitively() throws Exception {
+        NetConf c = NetConf.parse("{\"Network\":\"10.244.0.0/16\",\"Backend\":{\"type\":\"Host-GW\",\"Port\":1}}", ETCD);
+        assertThat(c.backend()).isEqualTo(new BackendConfig.HostGw());
+        assertThat(c.backend().type()).isEqualTo("host-gw");
+    }
+
+    @Test
     void referenceExampleDualStack() throws Exception {
         NetConf c = NetConf.parse(
                 "{\"EnableIPv6\":true,\"Network\":\"10.42.0.0/16\",\"IPv6Network\":\"2001:cafe:42::/56\",\"Backend\":{\"Type\":\"vxlan\"}}", ETCD);
