@@ -2,6 +2,9 @@ package org.jflannel.flanneld.daemon;
 
 import java.util.Map;
 import java.util.concurrent.Executor;
+import org.jflannel.backend.hostgw.HostGwBackend;
+import org.jflannel.backend.hostgw.HostGwCounters;
+import org.jflannel.backend.hostgw.HostGwNetwork;
 import org.jflannel.backend.udp.UdpBackend;
 import org.jflannel.backend.udp.UdpCounters;
 import org.jflannel.backend.udp.UdpNetwork;
@@ -27,7 +30,8 @@ final class Backends {
 
     static final Map<String, Factory> FACTORIES = Map.of(
             "vxlan", Backends::vxlan,
-            "udp", (ext, subnets, leaseEvents) -> new UdpBackend(ext));
+            "udp", (ext, subnets, leaseEvents) -> new UdpBackend(ext),
+            "host-gw", Backends::hostGw);
 
     private Backends() {
     }
@@ -50,10 +54,22 @@ final class Backends {
         return new VxlanBackend(ext, mac, mac6, leaseEvents);
     }
 
+    /** Upstream refuses a NAT'ed public IP when the backend is made: {@code Error fetching backend: your PublicIP differs ...}. */
+    private static Backend hostGw(ExternalInterface ext, SubnetManager subnets, Executor leaseEvents) throws StartupError {
+        try {
+            return new HostGwBackend(ext, leaseEvents);
+        } catch (IllegalArgumentException e) {
+            throw new StartupError("Error fetching backend: " + e.getMessage(), e);
+        }
+    }
+
     /** Copies a backend's own counters into the metrics before each scrape (as deltas). */
     static void bridgeMetrics(Network network, Metrics metrics) {
         if (network instanceof UdpNetwork udp) {
             bridgeUdp(udp, metrics);
+        }
+        if (network instanceof HostGwNetwork hostGw) {
+            bridgeHostGw(hostGw, metrics);
         }
         if (network instanceof VxlanNetwork vxlan) {
             VxlanCounters.ErrorKind[] kinds = VxlanCounters.ErrorKind.values();
@@ -78,6 +94,31 @@ final class Backends {
                 }
             });
         }
+    }
+
+    /** Routes written, deleted and repaired, and errors by kind, from the host-gw backend's counters (as deltas). */
+    private static void bridgeHostGw(HostGwNetwork network, Metrics metrics) {
+        HostGwCounters.ErrorKind[] kinds = HostGwCounters.ErrorKind.values();
+        long[] last = new long[3 + kinds.length];
+        metrics.addScrapeHook(() -> {
+            synchronized (last) {
+                HostGwCounters c = network.counters();
+                long[] now = new long[last.length];
+                now[0] = c.routesProgrammed();
+                now[1] = c.routesRemoved();
+                now[2] = c.repairs();
+                for (int i = 0; i < kinds.length; i++) {
+                    now[3 + i] = c.errors(kinds[i]);
+                }
+                metrics.addKernelEntriesProgrammed(now[0] - last[0]);
+                metrics.addKernelEntriesRemoved(now[1] - last[1]);
+                metrics.addRepairs("host-gw", now[2] - last[2]);
+                for (int i = 0; i < kinds.length; i++) {
+                    metrics.addErrors("hostgw_" + kinds[i].name().toLowerCase(java.util.Locale.ROOT), now[3 + i] - last[3 + i]);
+                }
+                System.arraycopy(now, 0, last, 0, now.length);
+            }
+        });
     }
 
     /** Packets each way and drops by reason, from the UDP backend's counters (as deltas). */

@@ -228,6 +228,35 @@ public final class ClusterNode {
         });
     }
 
+    /**
+     * host-gw: the node's underlay interface ({@code eth0}) and its main-table routes, dumped now
+     * (neighbours and FDB entries are not read: host-gw writes none).
+     */
+    public FlannelEntries hostGwRoutes() throws Exception {
+        return ns.call(() -> {
+            try (RtNetlink nl = RtNetlink.open()) {
+                Optional<Link> link = nl.link(ClusterNames.NODE_IFACE);
+                return link.isEmpty() ? FlannelEntries.absent()
+                        : new FlannelEntries(link.get(), List.of(), List.of(), nl.routesOf(link.get().index()));
+            }
+        });
+    }
+
+    /** host-gw: deletes the route to {@code subnet} on {@code eth0} by hand, as an operator's mistake would. */
+    public void deleteHostGwRoute(String subnet) throws Exception {
+        List<Route> routes = hostGwRoutes().routesTo(subnet);
+        if (routes.isEmpty()) {
+            throw new IllegalStateException("no route to " + subnet + " on " + name() + " eth0");
+        }
+        ns.run(() -> {
+            try (RtNetlink nl = RtNetlink.open()) {
+                for (Route r : routes) {
+                    nl.deleteRoute(r);
+                }
+            }
+        });
+    }
+
     /** Deletes the route to {@code subnet} on {@code flannel.1} by hand, as an operator's mistake would. */
     public void deleteRoute(String subnet) throws Exception {
         FlannelEntries e = entries();

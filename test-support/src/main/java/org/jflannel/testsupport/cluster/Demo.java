@@ -16,10 +16,10 @@ import org.jflannel.testsupport.cluster.ClusterOptions.Mode;
  */
 public final class Demo {
     static final String USAGE = """
-            usage: bin/demo [--nodes N] [--mode etcd|kube] [--backend vxlan|udp] [--keep]
+            usage: bin/demo [--nodes N] [--mode etcd|kube] [--backend vxlan|udp|host-gw] [--keep]
               --nodes N     nodes (network namespaces), default 3, at most %d
               --mode M      lease source: etcd (a real etcd, default) or kube (Kubernetes mock API server)
-              --backend B   data plane: vxlan (default) or udp
+              --backend B   data plane: vxlan (default), udp or host-gw (routes only: the nodes share one L2)
               --keep        keep the cluster up for exploration until Ctrl-C
             """.formatted(ClusterOptions.MAX_NODES);
 
@@ -59,14 +59,14 @@ public final class Demo {
         }
         Path pom = options.projectRoot().resolve("flanneld/pom.xml");
         try {
-            if (options.backend().equals("udp") && Files.readString(pom).contains("<artifactId>backend-udp</artifactId>")) {
+            if (Files.readString(pom).contains("<artifactId>backend-" + options.backend().replace("-", "") + "</artifactId>")) {
                 return;
             }
         } catch (java.io.IOException e) {
             throw new IllegalArgumentException("--backend " + options.backend() + ": cannot read " + pom + ": " + e);
         }
         throw new IllegalArgumentException("--backend " + options.backend() + ": this flanneld build does not "
-                + "include that backend yet (flanneld/pom.xml has no backend-" + options.backend() + " dependency); use vxlan");
+                + "include that backend yet (flanneld/pom.xml has no backend-" + options.backend().replace("-", "") + " dependency); use vxlan");
     }
 
     private int run(ClusterOptions options, boolean keep) throws Exception {

@@ -47,6 +47,12 @@ public record FlannelEntries(Link link, List<Neighbour> neighbours, List<FdbEntr
                 && neighbour(p.subnetAddress()).isPresent() && !fdbTo(p.publicIp()).isEmpty());
     }
 
+    /** host-gw: true when each of {@code peers} has a route to its subnet via its public IP on this device. */
+    public boolean routesVia(List<NodeLease> peers) {
+        return linkPresent() && peers.stream().allMatch(p -> routesTo(p.subnet()).stream()
+                .anyMatch(r -> p.publicIp().equals(r.gateway())));
+    }
+
     /** True when nothing on the device refers to {@code peer}. */
     public boolean free(NodeLease peer) {
         return routesTo(peer.subnet()).isEmpty() && neighbour(peer.subnetAddress()).isEmpty()

@@ -77,6 +77,7 @@ public final class NetnsCluster implements AutoCloseable {
         }
         awaitConverged();
         progress(udp() ? "overlay: every node has flannel0 and has applied every peer's lease"
+                : hostGw() ? "routes: every node routes each peer's subnet via the peer's address on " + ClusterNames.NODE_IFACE
                 : "overlay: every node holds a neighbour, FDB entry and route for each peer");
         attachPods();
     }
@@ -106,7 +107,8 @@ public final class NetnsCluster implements AutoCloseable {
     /**
      * Waits until every node's kernel holds the entries of every other node's current lease (vxlan),
      * or, for udp (no kernel entries per peer), until flannel0 routes the network and the daemon
-     * reports every other lease applied.
+     * reports every other lease applied, or, for host-gw, until each peer's subnet is routed via the
+     * peer's address on eth0.
      */
     public void awaitConverged() throws Exception {
         List<NodeLease> leases = leases();
@@ -121,6 +123,11 @@ public final class NetnsCluster implements AutoCloseable {
                         });
                 continue;
             }
+            if (hostGw()) {
+                Wait.until(n.name() + " routes to peers " + peers, CONVERGED_WITHIN,
+                        n::hostGwRoutes, e -> e.routesVia(peers));
+                continue;
+            }
             Wait.until(n.name() + " programmed for peers " + peers, CONVERGED_WITHIN,
                     n::entries, e -> e.covers(peers));
         }
@@ -128,6 +135,10 @@ public final class NetnsCluster implements AutoCloseable {
 
     private boolean udp() {
         return options.backend().equals("udp");
+    }
+
+    private boolean hostGw() {
+        return options.backend().equals("host-gw");
     }
 
     public ClusterOptions options() {

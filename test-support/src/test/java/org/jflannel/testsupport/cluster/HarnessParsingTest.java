@@ -77,6 +77,7 @@ class HarnessParsingTest {
         "defaults        | ''                                   | 3 | ETCD | vxlan | false",
         "all             | --nodes 5 --mode kube --keep         | 5 | KUBE | vxlan | true",
         "equals syntax   | --nodes=2 --mode=etcd --backend=udp  | 2 | ETCD | udp   | false",
+        "host-gw         | --backend host-gw --mode kube        | 3 | KUBE | host-gw | false",
     })
     void demoArguments(String name, String line, int nodes, Mode mode, String backend, boolean keep) {
         DemoArgs a = DemoArgs.parse(line.isBlank() ? List.of() : List.of(line.split(" ")));
@@ -91,7 +92,7 @@ class HarnessParsingTest {
         "too many nodes  | --nodes 51      | --nodes: expected 1..50, got 51",
         "not a number    | --nodes three   | --nodes: expected a number, got \"three\"",
         "bad mode        | --mode consul   | --mode: expected etcd or kube, got \"consul\"",
-        "bad backend     | --backend gre   | --backend: expected vxlan or udp, got \"gre\"",
+        "bad backend     | --backend gre   | --backend: expected vxlan, udp or host-gw, got \"gre\"",
         "missing value   | --nodes         | --nodes: missing value",
         "unknown option  | --fast          | unknown option: --fast",
     })
