@@ -40,8 +40,11 @@ final class RouteCodec {
 
     /** `ip route get <dst>`. */
     static void get(NlWriter w, InetAddress dst) {
-        // RTM_F_LOOKUP_TABLE (0x1000), as iproute2 sends: the reply names the table the route came from
-        w.u8(family(dst)).u8(family(dst) == AF_INET ? 32 : 128).u8(0).u8(0).u8(0).u8(0).u8(0).u8(0).u32(0x1000);
+        // RTM_F_LOOKUP_TABLE (0x1000), as iproute2 sends for IPv4: the reply names the table the route
+        // came from. IPv6 with strict checking refuses every flag but RTM_F_FIB_MATCH ("ipv6: Invalid
+        // flags for get route request", EINVAL), so none there.
+        boolean v4 = family(dst) == AF_INET;
+        w.u8(family(dst)).u8(v4 ? 32 : 128).u8(0).u8(0).u8(0).u8(0).u8(0).u8(0).u32(v4 ? 0x1000 : 0);
         w.attrIp(RTA_DST, dst);
     }
 

@@ -28,6 +28,8 @@ final class HostGwHealing implements AutoCloseable {
     private final HostGwSettings settings;
     private final ScheduledExecutorService timer;
     private final AtomicBoolean reconcilePending = new AtomicBoolean();
+    /** Set by link and address events: the next reconcile retries failed routes and refused peers too. */
+    private final AtomicBoolean full = new AtomicBoolean();
     private final String extName;
     private volatile int link;
     private NetlinkMonitor monitor;
@@ -69,26 +71,34 @@ final class HostGwHealing implements AutoCloseable {
     private void onEvent(NetlinkEvent event) {
         if (event instanceof NetlinkEvent.LinkEvent le) {
             if (le.link().index() == link || le.link().name().equals(extName)) {
-                requestReconcile(); // down, up, deleted or re-created: routes via a gateway go and come with it
+                requestReconcile(true); // down, up, deleted or re-created: routes via a gateway go and come with it
             }
         } else if (event instanceof NetlinkEvent.AddressEvent a) {
             if (a.address().linkIndex() == link) {
-                requestReconcile();
+                requestReconcile(true); // the segment changed: refused peers may be reachable now
             }
         } else if (event instanceof NetlinkEvent.RouteEvent r) {
             if (r.deleted() && r.route().linkIndex() == link) {
-                requestReconcile();
+                requestReconcile(false);
             }
         }
     }
 
-    /** Debounced: many deletions (an interface going down takes all its routes) make one reconcile. */
-    private void requestReconcile() {
+    /**
+     * Debounced: many deletions (an interface going down takes all its routes) make one reconcile.
+     * A route deletion alone does not retry failed routes (our own deletions are events too); a link
+     * or address change does, since it can make a failed route possible.
+     */
+    private void requestReconcile(boolean retryFailing) {
+        if (retryFailing) {
+            full.set(true);
+        }
         if (reconcilePending.compareAndSet(false, true)) {
             try {
                 timer.schedule(() -> {
                     reconcilePending.set(false);
-                    hand(() -> network.reconcile(false));
+                    boolean all = full.getAndSet(false);
+                    hand(() -> network.reconcile(all));
                 }, settings.debounce().toMillis(), TimeUnit.MILLISECONDS);
             } catch (RejectedExecutionException e) {
                 LOG.debug("hostgw-timer stopped, reconcile dropped");

@@ -9,7 +9,8 @@ import org.jflannel.linuxnet.Route;
 /**
  * Pure: which routes of the main table host-gw may call its own when no lease wants them (a stray,
  * left by a peer that vanished while the daemon was down; issue #2554). Only a route that looks
- * exactly like one we write qualifies: unicast, main table, not made by the kernel, no onlink flag,
+ * exactly like one we write qualifies: unicast, main table, protocol boot (not the kernel's, not a
+ * routing daemon's or a static one), no onlink flag,
  * out of the external interface, destination strictly inside the flannel Network (or IPv6Network)
  * and not our own subnet, gateway on one of the interface's connected prefixes (a peer's address
  * on the segment). A default route, a route to the whole Network, a route via a router elsewhere
@@ -30,7 +31,7 @@ record OwnedRoutes(int link, IpPrefix network, IpPrefix ipv6Network, List<IpPref
     @Override
     public boolean test(Route r) {
         if (r.dst() == null || r.gateway() == null || r.linkIndex() != link || r.onlink()
-                || r.table() != Route.TABLE_MAIN || r.type() != Route.TYPE_UNICAST || r.protocol() == RTPROT_KERNEL
+                || r.table() != Route.TABLE_MAIN || r.type() != Route.TYPE_UNICAST || r.protocol() != Route.PROTO_BOOT
                 || own.contains(r.dst())) {
             return false;
         }

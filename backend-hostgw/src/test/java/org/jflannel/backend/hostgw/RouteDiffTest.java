@@ -66,6 +66,8 @@ class RouteDiffTest {
                 peer("10.244.6.0/24", "198.51.100.6"),                 // gateway off the segment
                 with(peer("10.244.7.0/24", "192.0.2.17"), OTHER, Route.PROTO_BOOT, false, Route.TYPE_UNICAST),
                 with(peer("10.244.8.0/24", "192.0.2.18"), ETH0, OwnedRoutes.RTPROT_KERNEL, false, Route.TYPE_UNICAST),
+                with(peer("10.244.12.0/24", "192.0.2.22"), ETH0, 4, false, Route.TYPE_UNICAST), // proto static
+                with(peer("10.244.13.0/24", "192.0.2.23"), ETH0, 12, false, Route.TYPE_UNICAST), // a routing daemon's
                 with(peer("10.244.9.0/24", "192.0.2.19"), ETH0, Route.PROTO_BOOT, true, Route.TYPE_UNICAST), // onlink: vxlan's kind
                 new Route(IpPrefix.parse("10.244.10.0/24"), null, ETH0, Route.SCOPE_LINK, false, Route.TYPE_UNICAST,
                         Route.TABLE_MAIN, Route.PROTO_BOOT),           // no gateway
