@@ -79,6 +79,11 @@ final class KubeApi implements AutoCloseable {
         return JSON.readTree(ok(send("create-node " + name + " " + podCidr + " " + internalIp)));
     }
 
+    /** Creates a whole Node given as JSON (one line), e.g. annotated exactly as upstream flannel writes them. */
+    JsonNode createNodeJson(String nodeJson) throws IOException, InterruptedException {
+        return JSON.readTree(ok(send("create-node-json " + JSON.readTree(nodeJson))));
+    }
+
     /** The Node as the API server stores it now. */
     JsonNode getNode(String name) throws IOException, InterruptedException {
         return JSON.readTree(ok(send("get-node " + name)));

@@ -30,6 +30,7 @@ import org.jflannel.testsupport.kube.NodeAwareCrudDispatcher;
  *
  * <pre>
  * create-node NAME POD_CIDR INTERNAL_IP
+ * create-node-json NODE_JSON   (a whole Node on one line, e.g. one annotated as another flannel wrote it)
  * get-node NAME
  * delete-node NAME
  * calls            (every request but the harness's own: verb, RBAC resource, name, content type, user agent)
@@ -75,6 +76,8 @@ public final class KubeApiServerMain {
             return switch (words.get(0)) {
                 case "create-node" -> "ok " + JSON.writeValueAsString(
                         client.nodes().resource(node(words.get(1), words.get(2), words.get(3))).create());
+                case "create-node-json" -> "ok " + JSON.writeValueAsString(client.nodes().resource(
+                        JSON.readValue(line.substring(line.indexOf(' ') + 1), Node.class)).create());
                 case "get-node" -> {
                     Node n = client.nodes().withName(words.get(1)).get();
                     yield n == null ? "err node " + words.get(1) + " not found" : "ok " + JSON.writeValueAsString(n);

@@ -250,6 +250,11 @@ public final class NetnsCluster implements AutoCloseable {
         return requireKube().calls();
     }
 
+    /** Creates a Node object from JSON (kube mode), e.g. a node that another flannel annotated. */
+    public JsonNode createKubeNode(String nodeJson) throws IOException, InterruptedException {
+        return requireKube().createNodeJson(nodeJson);
+    }
+
     /** Deletes a Node object (kube mode), as {@code kubectl delete node} would. */
     public void deleteKubeNode(String name) throws IOException, InterruptedException {
         requireKube().deleteNode(name);
