@@ -5,6 +5,10 @@
 #   bench/pod-throughput.sh [SECONDS] [ROUNDS]       (default 10 s per iperf3 run, 3 rounds)
 #   BACKEND=udp bench/pod-throughput.sh ...          (flannel nodes on the udp backend: flannel0 + the daemon's
 #                                                     socket instead of flannel.1; the baseline stays kernel VXLAN)
+#   BACKEND=host-gw bench/pod-throughput.sh ...      (flannel nodes on host-gw: a route per peer via its eth0
+#                                                     address, no device; the baseline (b) becomes the same
+#                                                     plain routed veth path configured by hand: a route to
+#                                                     the peer's pod subnet via its eth0 address, pod MTU 1500)
 #
 # (a) flannel: node namespaces A and B joined by a veth underlay (192.0.2.1/.2, MTU 1500), a real
 #     etcd in A, a real flanneld (bin/flanneld, --ip-masq, as kube-flannel runs it) in each node, and
@@ -27,7 +31,8 @@ ROOT=$(pwd)
 SECS=${1:-10}
 ROUNDS=${2:-3}
 BACKEND=${BACKEND:-vxlan}
-case $BACKEND in vxlan) DEV=flannel.1 ;; udp) DEV=flannel0 ;; *) echo "BACKEND: expected vxlan or udp, got $BACKEND" >&2; exit 1 ;; esac
+case $BACKEND in vxlan) DEV=flannel.1 ;; udp) DEV=flannel0 ;; host-gw) DEV=eth0 ;;
+    *) echo "BACKEND: expected vxlan, udp or host-gw, got $BACKEND" >&2; exit 1 ;; esac
 ID=$(printf '%05d' $(( (RANDOM * 32768 + RANDOM) % 100000 )))
 P="jftp$ID"                     # namespaces: ${P}a ${P}b (flannel nodes), ${P}pa ${P}pb (their pods),
 D=$(mktemp -d "/tmp/jflannel-bench-$P.XXXX")   # ${P}c ${P}d (kernel nodes), ${P}pc ${P}pd (their pods)
@@ -91,6 +96,8 @@ flannel_pair() { # nsX nsY dir ipmasq(1/0): etcd in X, flanneld in both (with --
         wait_for "flanneld $n subnet.env" 90 test -s "$dir/$n/subnet.env"
         if [ "$BACKEND" = vxlan ]; then
             wait_for "flanneld $n route to its peer" 60 sh -c "ip -n $n route show dev flannel.1 | grep -q onlink"
+        elif [ "$BACKEND" = host-gw ]; then
+            wait_for "flanneld $n route to its peer" 60 sh -c "ip -n $n route show dev eth0 | grep -q '^10\.244\..* via 192\.0\.2\.'"
         else
             wait_for "flanneld $n flannel0" 60 ip -n "$n" link show flannel0
         fi
@@ -149,6 +156,20 @@ kernel_node() { # node-ns pod-ns local-ip own-idx peer-ip peer-idx
     ip -n "$pod" link set eth0 up
     ip -n "$pod" route add default via "10.245.$i.1"
 }
+routed_node() { # host-gw by hand: same args as kernel_node; the peer's pod subnet via its eth0 address, no device
+    local ns=$1 pod=$2 i=$4 pip=$5 j=$6
+    ip -n "$ns" route replace "10.245.$j.0/24" via "$pip" dev eth0
+    ip -n "$ns" link add cni0 type bridge
+    ip -n "$ns" addr add "10.245.$i.1/24" dev cni0
+    ip -n "$ns" link set cni0 up
+    mkns "$pod"
+    ip -n "$ns" link add veth0 type veth peer name eth0 netns "$pod"
+    ip -n "$ns" link set veth0 master cni0 up
+    ip -n "$pod" addr add "10.245.$i.2/24" dev eth0
+    ip -n "$pod" link set eth0 up
+    ip -n "$pod" route add default via "10.245.$i.1"
+}
+[ "$BACKEND" != host-gw ] || kernel_node() { routed_node "$@"; }
 kernel_node "$C" "$PC" 192.0.2.1 1 192.0.2.2 2
 kernel_node "$DD" "$PD" 192.0.2.2 2 192.0.2.1 1
 IPD=10.245.2.2
@@ -173,12 +194,13 @@ fi
 
 echo "# flannel: pod $PA $IPA -> pod $PB $IPB; kernel: pod $PC 10.245.1.2 -> pod $PD $IPD"
 echo "# $DEV: $(ip -n "$A" -d -o link show "$DEV" | tr -s ' \\' ' ')"
-echo "# vx42:      $(ip -n "$C" -d -o link show vx42 | tr -s ' \\' ' ')"
+[ "$BACKEND" = host-gw ] && echo "# routes: flannel $A: $(ip -n "$A" route show dev eth0 | grep via | tr '\n' ';') kernel $C: $(ip -n "$C" route show dev eth0 | grep via | tr '\n' ';')" \
+    || echo "# vx42:      $(ip -n "$C" -d -o link show vx42 | tr -s ' \\' ' ')"
 echo "# pod eth0 mtu: flannel $(ip -n "$PA" -o link show eth0 | grep -o 'mtu [0-9]*'), kernel $(ip -n "$PC" -o link show eth0 | grep -o 'mtu [0-9]*')"
 if command -v ethtool >/dev/null; then
     off() { ip netns exec "$1" ethtool -k "$2" | grep -E '^(tx-checksumming|scatter-gather|tcp-segmentation-offload|generic-segmentation-offload|generic-receive-offload|tx-udp_tnl-segmentation):' | tr -s ' \n' ' '; }
     echo "# offloads $DEV: $(off "$A" "$DEV")"
-    echo "# offloads vx42:      $(off "$C" vx42)"
+    [ "$BACKEND" = host-gw ] || echo "# offloads vx42:      $(off "$C" vx42)"
 fi
 wait_for "flannel pods ping each other" 30 nsx "$PA" ping -c 1 -W 1 "$IPB" # udp: peers are applied asynchronously
 nsx "$PC" ping -c 2 -W 2 "$IPD" >/dev/null || { echo "kernel-baseline pods cannot ping each other" >&2; exit 1; }
