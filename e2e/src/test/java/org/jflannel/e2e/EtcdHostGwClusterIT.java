@@ -96,6 +96,22 @@ class EtcdHostGwClusterIT {
 
     @Test
     @Order(6)
+    void routesStayWhileTheDaemonIsDownAndARestartLeavesThemUntouched() throws Exception {
+        ClusterNode n1 = cluster.node(1);
+        var before = n1.hostGwRoutes().routes();
+        assertThat(n1.stop()).as("exit code on SIGTERM").isZero();
+        assertThat(n1.hostGwRoutes().routes()).as("routes with the daemon down").isEqualTo(before);
+        Overlay.assertEveryPodReachesEveryOther(cluster); // the kernel routes; the daemon is not in the path
+
+        n1.start();
+        n1.awaitReady();
+        cluster.awaitConverged();
+        assertThat(n1.hostGwRoutes().routes()).isEqualTo(before);
+        assertThat(n1.logSinceStart()).doesNotContain("stray route removed").doesNotContain("route repaired");
+    }
+
+    @Test
+    @Order(7)
     void leaseDeletedInEtcdRemovesItsRoutesOnTheOtherNodes() throws Exception {
         NodeLease lease = cluster.node(3).lease();
         assertThat(cluster.deleteLease(lease)).as("keys deleted").isEqualTo(1);
