@@ -28,6 +28,25 @@ class LeaseCodecInteropTest {
     // upstream's udp backend writes no BackendType or BackendData at all (omitempty)
     private static final String UPSTREAM_UDP = "{\"PublicIP\":\"10.0.0.7\",\"PublicIPv6\":null}";
 
+    // upstream's host-gw: BackendType only, no backend data (omitempty), PublicIPv6 with IPv6
+    private static final String UPSTREAM_HOSTGW = "{\"PublicIP\":\"192.0.2.50\",\"PublicIPv6\":null,\"BackendType\":\"host-gw\"}";
+    private static final String UPSTREAM_HOSTGW_DUAL =
+            "{\"PublicIP\":\"192.0.2.51\",\"PublicIPv6\":\"2001:db8:1::51\",\"BackendType\":\"host-gw\"}";
+
+    @Test
+    void upstreamHostGwLeasesParseAndWriteBackByteForByte() throws Exception {
+        Lease v4 = EtcdLeases.decode(PREFIX + "10.244.50.0-24", UPSTREAM_HOSTGW, null);
+        assertThat(v4.attrs()).isEqualTo(new LeaseAttrs(ip4("192.0.2.50"), null, "host-gw", null, null));
+        Lease dual = EtcdLeases.decode(PREFIX + "10.244.51.0-24&2001:db8:42:51::-64", UPSTREAM_HOSTGW_DUAL, null);
+        assertThat(dual.ipv6Subnet()).isEqualTo(Ip6Net.parse("2001:db8:42:51::/64"));
+        assertThat(dual.attrs().publicIpv6()).isEqualTo(InetAddress.getByName("2001:db8:1::51"));
+        assertThat(dual.attrs().backendData()).isNull();
+        assertThat(dual.attrs().backendV6Data()).isNull();
+        for (String upstream : new String[] {UPSTREAM_HOSTGW, UPSTREAM_HOSTGW_DUAL}) {
+            assertThat(LeaseValueCodec.format(LeaseValueCodec.parse("k", upstream))).isEqualTo(upstream);
+        }
+    }
+
     @Test
     void upstreamIpv4LeaseParses() throws Exception {
         Lease l = EtcdLeases.decode(PREFIX + "10.5.34.0-24", UPSTREAM_V4, null);
