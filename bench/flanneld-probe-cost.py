@@ -24,10 +24,10 @@ RUNS = int(os.environ.get("RUNS", "1"))
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_ticks(pid, tid=None):
+def cpu_ticks(pid, tid=None, which=(11, 12)):
     path = "/proc/%d/stat" % pid if tid is None else "/proc/%d/task/%s/stat" % (pid, tid)
     f = open(path).read().rsplit(")", 1)[1].split()
-    return int(f[11]) + int(f[12])  # utime + stime (fields 14, 15)
+    return sum(int(f[i]) for i in which)  # utime (field 14), stime (field 15)
 
 
 def thread_named(pid, name):
@@ -56,15 +56,18 @@ def one(probe, run):
     tid = thread_named(jp, "peer-probe")
     c0, w0 = cpu_ticks(jp), time.time()
     t0_probe = cpu_ticks(jp, tid) if tid else 0
+    s0_probe = cpu_ticks(jp, tid, (12,)) if tid else 0
     time.sleep(WINDOW_S)
     c1, w1 = cpu_ticks(jp), time.time()
     t1_probe = cpu_ticks(jp, tid) if tid else 0
+    s1_probe = cpu_ticks(jp, tid, (12,)) if tid else 0
     wall = w1 - w0
     log = open("%s/flanneld-%s.log" % (conv.D, tag)).read()
     print("probe-cost leases=%d probe=%s run=%d converged_s=%s routes=%d daemon_cpu_pct=%.2f peer_probe_thread_cpu_pct=%s "
-          "rss_mb=%.1f unreachable_lines=%d window_s=%.0f load1=%s"
+          "of_which_kernel_pct=%s rss_mb=%.1f unreachable_lines=%d window_s=%.0f load1=%s"
           % (N, "on" if probe else "off", run, ("%.2f" % (t_done - t0)) if t_done else "TIMEOUT", c[0],
              100.0 * (c1 - c0) / TICK / wall, ("%.2f" % (100.0 * (t1_probe - t0_probe) / TICK / wall)) if tid else "-",
+             ("%.2f" % (100.0 * (s1_probe - s0_probe) / TICK / wall)) if tid else "-",
              conv.rss_mb(jp), log.count("peer unreachable"), wall, conv.load()), flush=True)
     conv.stop(p)
 

@@ -3,7 +3,6 @@ package org.jflannel.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +14,6 @@ import org.jflannel.testsupport.cluster.ClusterOptions;
 import org.jflannel.testsupport.cluster.Cmd;
 import org.jflannel.testsupport.cluster.NetnsCluster;
 import org.jflannel.testsupport.cluster.NodeLease;
-import org.jflannel.testsupport.cluster.Wait;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -36,9 +34,10 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PeerHealthClusterIT {
     private static final Duration VERDICT_WITHIN = Duration.ofSeconds(30);
+    /** A failing peer is probed every second interval (20 s ± 2 s), then one round of up to 2 s. */
+    private static final Duration RECOVERY_WITHIN = Duration.ofSeconds(45);
     private static final Duration FIRST_ROUNDS_WITHIN = Duration.ofSeconds(45);
     private static final Duration CMD = Duration.ofSeconds(30);
-    private static final ObjectMapper JSON = new ObjectMapper();
     private NetnsCluster cluster;
 
     @BeforeAll
@@ -59,8 +58,8 @@ class PeerHealthClusterIT {
     @Order(1)
     void everyNodeReportsEveryPeerReachableAndMetricsAgree() throws Exception {
         for (ClusterNode n : cluster.nodes()) {
-            awaitEveryPeer(n, "reachable", FIRST_ROUNDS_WITHIN);
-            JsonNode doc = JSON.readTree(n.peers());
+            PeerHealth.awaitEveryPeer(n, 2, "reachable", FIRST_ROUNDS_WITHIN);
+            JsonNode doc = PeerHealth.JSON.readTree(n.peers());
             assertThat(doc.get("probing").asBoolean()).isTrue();
             assertThat(doc.get("peers")).as("peers of %s", n.name()).hasSize(2);
             for (JsonNode p : doc.get("peers")) {
@@ -71,7 +70,7 @@ class PeerHealthClusterIT {
                 assertThat(p.at("/entries/fdb")).hasSize(1);
                 assertThat(p.at("/entries/route").asText()).endsWith("onlink");
             }
-            assertMetricsAgree(n);
+            PeerHealth.assertMetricsAgree(n);
         }
     }
 
@@ -83,19 +82,20 @@ class PeerHealthClusterIT {
         List<String> rule = List.of("INPUT", "-p", "udp", "--dport", "8472", "-s", ClusterNames.nodeIp(2), "-j", "DROP");
         inNode(a, concat(List.of("iptables", "-I"), rule));
         try {
-            awaitPeer(a, b, "overlay_blocked", VERDICT_WITHIN);
-            awaitPeer(b, a, "overlay_blocked", VERDICT_WITHIN);
-            assertThat(peer(a, cluster.node(3)).get("state").asText()).as("the third node is untouched").isEqualTo("reachable");
-            assertThat(peer(a, b).at("/lastProbe/underlay").asText()).isEqualTo("ok");
-            assertMetricsAgree(a);
-            assertMetricsAgree(b);
+            PeerHealth.awaitPeer(a, b, "overlay_blocked", VERDICT_WITHIN);
+            PeerHealth.awaitPeer(b, a, "overlay_blocked", VERDICT_WITHIN);
+            assertThat(PeerHealth.peer(a, cluster.node(3)).get("state").asText()).as("the third node is untouched")
+                    .isEqualTo("reachable");
+            assertThat(PeerHealth.peer(a, b).at("/lastProbe/underlay").asText()).isEqualTo("ok");
+            PeerHealth.assertMetricsAgree(a);
+            PeerHealth.assertMetricsAgree(b);
             assertThat(a.metric("flanneld_peer_probe_failures_total{cause=\"overlay_blocked\"}")).isPositive();
         } finally {
             inNode(a, concat(List.of("iptables", "-D"), rule));
         }
-        awaitPeer(a, b, "reachable", VERDICT_WITHIN);
-        awaitPeer(b, a, "reachable", VERDICT_WITHIN);
-        assertMetricsAgree(a);
+        PeerHealth.awaitPeer(a, b, "reachable", RECOVERY_WITHIN);
+        PeerHealth.awaitPeer(b, a, "reachable", RECOVERY_WITHIN);
+        PeerHealth.assertMetricsAgree(a);
     }
 
     @Test
@@ -105,17 +105,17 @@ class PeerHealthClusterIT {
         ClusterNode b = cluster.node(2);
         cluster.setUnderlayLinkMtu(2, 1400); // VXLAN needs 1450 + 50
         try {
-            awaitPeer(a, b, "mtu_black_hole", VERDICT_WITHIN);
-            awaitPeer(b, a, "mtu_black_hole", VERDICT_WITHIN);
-            assertThat(peer(a, b).at("/lastProbe/small").asText()).isEqualTo("ok");
-            assertThat(peer(a, cluster.node(3)).get("state").asText()).isEqualTo("reachable");
-            assertMetricsAgree(a);
-            assertMetricsAgree(b);
+            PeerHealth.awaitPeer(a, b, "mtu_black_hole", VERDICT_WITHIN);
+            PeerHealth.awaitPeer(b, a, "mtu_black_hole", VERDICT_WITHIN);
+            assertThat(PeerHealth.peer(a, b).at("/lastProbe/small").asText()).isEqualTo("ok");
+            assertThat(PeerHealth.peer(a, cluster.node(3)).get("state").asText()).isEqualTo("reachable");
+            PeerHealth.assertMetricsAgree(a);
+            PeerHealth.assertMetricsAgree(b);
         } finally {
             cluster.setUnderlayLinkMtu(2, 1500);
         }
-        awaitPeer(a, b, "reachable", VERDICT_WITHIN);
-        awaitPeer(b, a, "reachable", VERDICT_WITHIN);
+        PeerHealth.awaitPeer(a, b, "reachable", RECOVERY_WITHIN);
+        PeerHealth.awaitPeer(b, a, "reachable", RECOVERY_WITHIN);
     }
 
     /**
@@ -131,73 +131,25 @@ class PeerHealthClusterIT {
         a.start("--vxlan-reconcile-interval=0");
         a.awaitReady();
         cluster.awaitConverged();
-        awaitEveryPeer(a, "reachable", FIRST_ROUNDS_WITHIN);
+        PeerHealth.awaitEveryPeer(a, 2, "reachable", FIRST_ROUNDS_WITHIN);
         NodeLease lb = b.lease();
         MacAddress right = b.entries().link().mac();
         a.replaceNeighbour(lb.subnetAddress(), MacAddress.parse("0e:de:ad:be:ef:01"));
         try {
-            JsonNode p = awaitPeer(a, b, "stale_entries", VERDICT_WITHIN);
+            JsonNode p = PeerHealth.awaitPeer(a, b, "stale_entries", VERDICT_WITHIN);
             assertThat(p.at("/entries/neighbour").asText()).isEqualTo("0e:de:ad:be:ef:01");
             assertThat(p.at("/lease/vtepMac").asText()).isEqualTo(right.toString());
             assertThat(p.get("detail").asText()).contains("lease says " + right);
-            assertMetricsAgree(a);
+            PeerHealth.assertMetricsAgree(a);
             assertThat(a.metric("flanneld_peer_probe_failures_total{cause=\"stale_entries\"}")).isPositive();
         } finally {
             a.replaceNeighbour(lb.subnetAddress(), right);
         }
-        awaitPeer(a, b, "reachable", VERDICT_WITHIN);
+        PeerHealth.awaitPeer(a, b, "reachable", RECOVERY_WITHIN);
         a.stop();
         a.start();
         a.awaitReady();
         cluster.awaitConverged();
-    }
-
-    private JsonNode awaitPeer(ClusterNode on, ClusterNode peer, String verdict, Duration within) throws Exception {
-        return Wait.until(on.name() + " reports " + peer.name() + " " + verdict, within, () -> peer(on, peer),
-                p -> p != null && verdict.equals(verdict(p)));
-    }
-
-    private void awaitEveryPeer(ClusterNode on, String verdict, Duration within) throws Exception {
-        Wait.until(on.name() + " reports every peer " + verdict, within, () -> JSON.readTree(on.peers()).get("peers"),
-                ps -> ps.size() == cluster.nodes().size() - 1 && allMatch(ps, verdict));
-    }
-
-    private static boolean allMatch(JsonNode peers, String verdict) {
-        for (JsonNode p : peers) {
-            if (!verdict.equals(verdict(p))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** {@code reachable}, {@code unknown} or the cause. */
-    private static String verdict(JsonNode p) {
-        return p.get("state").asText().equals("unreachable") ? p.get("cause").asText() : p.get("state").asText();
-    }
-
-    private static JsonNode peer(ClusterNode on, ClusterNode peer) throws Exception {
-        String ip = peer.publicIp().getHostAddress();
-        for (JsonNode p : JSON.readTree(on.peers()).get("peers")) {
-            if (p.get("peer").asText().equals(ip)) {
-                return p;
-            }
-        }
-        return null;
-    }
-
-    /** Every peer /peers lists as reachable is 1 in flanneld_peer_reachable, every unreachable one 0. */
-    private static void assertMetricsAgree(ClusterNode n) throws Exception {
-        for (JsonNode p : JSON.readTree(n.peers()).get("peers")) {
-            String state = p.get("state").asText();
-            if (state.equals("unknown")) {
-                continue;
-            }
-            String sample = "flanneld_peer_reachable{peer=\"" + p.get("peer").asText() + "\",subnet=\""
-                    + p.get("subnet").asText() + "\"}";
-            assertThat(n.metric(sample)).as("%s on %s (/peers: %s)", sample, n.name(), state)
-                    .isEqualTo(state.equals("reachable") ? 1.0 : 0.0);
-        }
     }
 
     private static List<String> concat(List<String> a, List<String> b) {

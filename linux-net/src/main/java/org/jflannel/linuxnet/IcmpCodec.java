@@ -44,6 +44,41 @@ final class IcmpCodec {
         return b;
     }
 
+    /**
+     * Writes an echo request of {@code ipLength} into {@code out} (direct, from 0) and returns its
+     * length. The payload is the same pattern as {@link #echoRequest}; {@code payloadSums} caches the
+     * payload's 16-bit sum per length, so a probe costs a header write, not a pass over 1,400 bytes.
+     */
+    static int writeEchoRequest(ByteBuffer out, int id, int seq, int ipLength, java.util.Map<Integer, Long> payloadSums) {
+        if (ipLength < IP_HEADER + ICMP_HEADER || ipLength > 65535) {
+            throw new IllegalArgumentException("icmp echo: IP length must be 28..65535, got " + ipLength);
+        }
+        int len = ipLength - IP_HEADER;
+        long payload = payloadSums.computeIfAbsent(len, l -> {
+            long sum = 0;
+            for (int i = ICMP_HEADER; i < l; i += 2) {
+                int hi = i & 0xff;
+                int lo = i + 1 < l ? (i + 1) & 0xff : 0;
+                sum += (hi << 8) | lo;
+            }
+            return sum;
+        });
+        long sum = payload + (TYPE_ECHO_REQUEST << 8) + (id & 0xffff) + (seq & 0xffff);
+        while ((sum >> 16) != 0) {
+            sum = (sum & 0xffff) + (sum >> 16);
+        }
+        out.put(0, (byte) TYPE_ECHO_REQUEST).put(1, (byte) 0).putShort(2, (short) ~sum)
+                .putShort(4, (short) id).putShort(6, (short) seq);
+        return len;
+    }
+
+    /** Fills {@code out} from the ICMP header on with the payload pattern (once per buffer). */
+    static void fillPayloadPattern(ByteBuffer out) {
+        for (int i = ICMP_HEADER; i < out.capacity(); i++) {
+            out.put(i, (byte) i);
+        }
+    }
+
     /** The Internet checksum (one's complement of the one's-complement sum of 16-bit words). */
     static int checksum(byte[] b, int from, int to) {
         long sum = 0;

@@ -30,9 +30,15 @@ public final class IcmpSocket implements AutoCloseable {
     private final Fd fd;
     private final ByteBuffer rx = ByteBuffer.allocateDirect(65536);
     private final long rxAddress = LibC.address(rx);
+    private final ByteBuffer tx = ByteBuffer.allocateDirect(65536 - IcmpCodec.IP_HEADER);
+    private final long txAddress = LibC.address(tx);
+    private final ByteBuffer sockaddr = ByteBuffer.allocateDirect(16);
+    private final long sockaddrAddress = LibC.address(sockaddr);
+    private final java.util.Map<Integer, Long> payloadSums = new java.util.HashMap<>();
 
     private IcmpSocket(Fd fd) {
         this.fd = fd;
+        IcmpCodec.fillPayloadPattern(tx);
     }
 
     /** Opens the socket in the calling thread's network namespace. */
@@ -70,11 +76,11 @@ public final class IcmpSocket implements AutoCloseable {
      *                          ENETUNREACH/EHOSTUNREACH without a route, ...
      */
     public void sendEcho(Inet4Address dst, int id, int seq, int ipLength) throws NetlinkException {
-        byte[] pkt = IcmpCodec.echoRequest(id, seq, ipLength);
-        byte[] sa = IcmpCodec.sockaddr(dst);
+        int len = IcmpCodec.writeEchoRequest(tx, id, seq, ipLength, payloadSums);
+        sockaddr.put(0, IcmpCodec.sockaddr(dst));
         while (true) {
             try {
-                LibC.sendto(fd.get(), pkt, pkt.length, LibC.MSG_DONTWAIT, sa, sa.length);
+                LibC.sendto(fd.get(), txAddress, len, LibC.MSG_DONTWAIT, sockaddrAddress, 16);
                 return;
             } catch (LastErrorException e) {
                 if (e.getErrorCode() != Errno.EINTR) {

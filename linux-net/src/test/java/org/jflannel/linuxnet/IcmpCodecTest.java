@@ -28,6 +28,21 @@ class IcmpCodecTest {
     }
 
     @Test
+    void echoWrittenIntoTheSendBufferIsByteForByteTheSameAsTheBuiltOne() {
+        ByteBuffer out = ByteBuffer.allocateDirect(2000);
+        IcmpCodec.fillPayloadPattern(out);
+        java.util.Map<Integer, Long> sums = new java.util.HashMap<>();
+        for (int len : new int[] {28, 84, 1450, 1451}) {
+            for (int seq : new int[] {0, 1, 0xfffe, 0xffff}) {
+                int n = IcmpCodec.writeEchoRequest(out, 0xbeef, seq, len, sums);
+                byte[] written = new byte[n];
+                out.get(0, written);
+                assertThat(written).as("len %d seq %d", len, seq).isEqualTo(IcmpCodec.echoRequest(0xbeef, seq, len));
+            }
+        }
+    }
+
+    @Test
     void tooSmallLengthIsRefusedNamingTheField() {
         assertThatThrownBy(() -> IcmpCodec.echoRequest(1, 1, 27)).hasMessageContaining("IP length must be 28..65535");
     }

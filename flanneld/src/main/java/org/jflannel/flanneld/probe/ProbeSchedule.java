@@ -35,7 +35,16 @@ final class ProbeSchedule {
 
     /** The round after one that was due at {@code dueNanos}: one interval later ± jitter. */
     long nextDue(long dueNanos) {
-        double factor = 1 + jitter * (2 * random.nextDouble() - 1);
+        return nextDue(dueNanos, false);
+    }
+
+    /**
+     * As {@link #nextDue(long)}; a peer that is {@code unreachable} waits two intervals: a failing
+     * round sends up to four probes, so a node cut off from all its peers costs no more than a healthy
+     * one, and a recovery still shows within about two intervals.
+     */
+    long nextDue(long dueNanos, boolean unreachable) {
+        double factor = (unreachable ? 2 : 1) + jitter * (2 * random.nextDouble() - 1);
         return dueNanos + (long) (intervalNanos * factor);
     }
 

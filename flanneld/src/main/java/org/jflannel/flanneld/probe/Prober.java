@@ -150,8 +150,12 @@ public final class Prober implements AutoCloseable {
                     dueAt.put(key, at);
                     due.add(new Due(at, key));
                     statuses.put(key, PeerStatus.unknown(t.get(), Instant.now()));
-                } else if (!old.underlay().equals(t.get().underlay())) {
-                    metrics.removePeer(old.peer(), old.subnet()); // the label changes with the public IP
+                } else {
+                    if (!old.underlay().equals(t.get().underlay())) {
+                        metrics.removePeer(old.peer(), old.subnet()); // the label changes with the public IP
+                    }
+                    statuses.computeIfPresent(key, (k, s) -> new PeerStatus(t.get(), s.state(), s.cause(), s.since(),
+                            s.lastProbe(), s.small(), s.fullSize(), s.underlay(), s.detail()));
                 }
             }
         }
@@ -175,7 +179,8 @@ public final class Prober implements AutoCloseable {
             if (current == null || current != d.at()) {
                 continue; // the peer went away or was rescheduled
             }
-            long next = schedule.nextDue(d.at());
+            PeerStatus st = statuses.get(d.key());
+            long next = schedule.nextDue(d.at(), st != null && st.state() == PeerStatus.State.UNREACHABLE);
             dueAt.put(d.key(), next);
             due.add(new Due(next, d.key()));
             if (!rounds.containsKey(d.key())) { // a round still running is not doubled

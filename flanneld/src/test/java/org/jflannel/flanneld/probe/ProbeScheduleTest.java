@@ -44,6 +44,15 @@ class ProbeScheduleTest {
     }
 
     @Test
+    void unreachablePeerWaitsTwoIntervalsWithinTheJitter() {
+        long due = 5L * I;
+        for (int i = 0; i < 1000; i++) {
+            long gap = schedule.nextDue(due, true) - due;
+            assertThat(gap).isBetween((long) (1.9 * I), (long) (2.1 * I));
+        }
+    }
+
+    @Test
     void startsPerTickAreTwiceTheEvenShareAndAtLeastOne() {
         Duration tick = Duration.ofMillis(100);
         assertThat(ProbeSchedule.maxStartsPerTick(2000, tick, INTERVAL)).isEqualTo(40); // 20 even, x2

@@ -82,6 +82,10 @@ public final class LibC {
     public static native long sendto(int fd, byte[] buf, long len, int flags, byte[] addr, int addrLen)
             throws LastErrorException;
 
+    /** sendto with the packet and the address in native memory (direct buffers): no array copies per call. */
+    public static native long sendto(int fd, long buf, long len, int flags, long addr, int addrLen)
+            throws LastErrorException;
+
     public static native long read(int fd, long buf, long len) throws LastErrorException;
 
     public static native long write(int fd, long buf, long len) throws LastErrorException;
