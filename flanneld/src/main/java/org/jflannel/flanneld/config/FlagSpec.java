@@ -91,6 +91,15 @@ final class FlagSpec {
     @Option(names = "--set-node-network-unavailable", arity = BOOL, defaultValue = "true",
             description = "set the node's NetworkUnavailable condition to False once the network is up (kube mode)")
     boolean setNodeNetworkUnavailable;
+    @Option(names = "--peer-probe", arity = BOOL, defaultValue = "true",
+            description = "Ours: probe every peer through the overlay and report reachability and cause (/peers, metrics)")
+    boolean peerProbe;
+    @Option(names = "--peer-probe-interval", defaultValue = "10",
+            description = "Ours: seconds between two probe rounds to one peer (spread and jittered over all peers)")
+    int peerProbeInterval;
+    @Option(names = "--vxlan-reconcile-interval", defaultValue = "10",
+            description = "Ours: seconds between full reconciles of the VXLAN entries; 0 turns the periodic reconcile off")
+    int vxlanReconcileInterval;
     @Option(names = "--v", defaultValue = "0", description = "log verbosity: 0 info, 1+ debug, 5+ trace")
     int v;
     @Option(names = "--vmodule", defaultValue = "", description = "accepted for compatibility; has no effect")
@@ -103,6 +112,6 @@ final class FlagSpec {
                 iface, ifaceRegex, ifaceCanReach, subnetFile, publicIp, publicIpv6, subnetLeaseRenewMargin,
                 ipMasq, ipMasqFullyRandomDisable, kubeSubnetMgr, kubeApiUrl, kubeAnnotationPrefix, kubeconfigFile,
                 healthzIp, healthzPort, iptablesResync, iptablesForwardRules, ipBlackholeRoute, netConfigPath,
-                setNodeNetworkUnavailable, v, vmodule, logBacktraceAt);
+                setNodeNetworkUnavailable, v, vmodule, logBacktraceAt, peerProbe, peerProbeInterval, vxlanReconcileInterval);
     }
 }

@@ -14,7 +14,8 @@ public record Options(
         boolean kubeSubnetMgr, String kubeApiUrl, String kubeAnnotationPrefix, String kubeconfigFile,
         String healthzIp, int healthzPort, int iptablesResync, boolean iptablesForwardRules,
         boolean ipBlackholeRoute, String netConfigPath, boolean setNodeNetworkUnavailable,
-        int verbosity, String vmodule, String logBacktraceAt) {
+        int verbosity, String vmodule, String logBacktraceAt,
+        boolean peerProbe, int peerProbeInterval, int vxlanReconcileInterval) {
 
     public Options {
         iface = List.copyOf(iface);
@@ -31,6 +32,12 @@ public record Options(
     public Optional<String> validationError() {
         if (subnetLeaseRenewMargin >= 24 * 60 || subnetLeaseRenewMargin <= 0) {
             return Optional.of("Invalid subnet-lease-renew-margin option, out of acceptable range");
+        }
+        if (peerProbeInterval < 1 || peerProbeInterval > 3600) {
+            return Optional.of("Invalid peer-probe-interval option: expected 1..3600 seconds, got " + peerProbeInterval);
+        }
+        if (vxlanReconcileInterval < 0) {
+            return Optional.of("Invalid vxlan-reconcile-interval option: expected >= 0 seconds, got " + vxlanReconcileInterval);
         }
         return Optional.empty();
     }

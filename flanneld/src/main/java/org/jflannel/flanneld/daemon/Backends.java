@@ -1,5 +1,6 @@
 package org.jflannel.flanneld.daemon;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import org.jflannel.backend.hostgw.HostGwBackend;
@@ -11,6 +12,7 @@ import org.jflannel.backend.udp.UdpNetwork;
 import org.jflannel.backend.vxlan.VxlanBackend;
 import org.jflannel.backend.vxlan.VxlanCounters;
 import org.jflannel.backend.vxlan.VxlanNetwork;
+import org.jflannel.backend.vxlan.VxlanSettings;
 import org.jflannel.core.Backend;
 import org.jflannel.core.ExternalInterface;
 import org.jflannel.core.MacAddress;
@@ -44,14 +46,32 @@ final class Backends {
         return f.create(ext, subnets, leaseEvents);
     }
 
+    /**
+     * As {@link #create(String, ExternalInterface, SubnetManager, Executor)}, with the VXLAN backend's
+     * periodic reconcile every {@code vxlanReconcile} (zero: off; {@code --vxlan-reconcile-interval}).
+     */
+    static Backend create(String type, ExternalInterface ext, SubnetManager subnets, Executor leaseEvents,
+                          Duration vxlanReconcile) throws StartupError {
+        if (!type.equals("vxlan")) {
+            return create(type, ext, subnets, leaseEvents);
+        }
+        VxlanSettings d = VxlanSettings.defaults();
+        return vxlan(ext, subnets, leaseEvents, new VxlanSettings(d.sleeper(), vxlanReconcile, d.debounce(),
+                d.recreateMin(), d.recreateMax()));
+    }
+
     private static Backend vxlan(ExternalInterface ext, SubnetManager subnets, Executor leaseEvents) {
+        return vxlan(ext, subnets, leaseEvents, VxlanSettings.defaults());
+    }
+
+    private static Backend vxlan(ExternalInterface ext, SubnetManager subnets, Executor leaseEvents, VxlanSettings settings) {
         MacAddress mac = null;
         MacAddress mac6 = null;
         if (subnets instanceof KubeSubnetManager kube) { // §6.3: the VTEP MAC survives a restart through the annotations
             mac = kube.storedVtepMac(false).orElse(null);
             mac6 = kube.storedVtepMac(true).orElse(null);
         }
-        return new VxlanBackend(ext, mac, mac6, leaseEvents);
+        return new VxlanBackend(ext, mac, mac6, leaseEvents, settings);
     }
 
     /** Upstream refuses a NAT'ed public IP when the backend is made: {@code Error fetching backend: your PublicIP differs ...}. */

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jflannel.core.Backend;
+import org.jflannel.core.BackendConfig;
 import org.jflannel.core.ConfigException;
 import org.jflannel.core.ExternalInterface;
 import org.jflannel.core.Lease;
@@ -25,6 +26,9 @@ import org.jflannel.flanneld.iface.InterfaceSelector;
 import org.jflannel.flanneld.iface.IpLiteral;
 import org.jflannel.flanneld.iface.RtNetlinkSnapshot;
 import org.jflannel.flanneld.iface.SelectionException;
+import org.jflannel.flanneld.probe.PeersJson;
+import org.jflannel.flanneld.probe.ProbeSettings;
+import org.jflannel.flanneld.probe.Prober;
 import org.jflannel.linuxnet.IpPrefix;
 import org.jflannel.linuxnet.NetlinkException;
 import org.jflannel.linuxnet.RtNetlink;
@@ -50,6 +54,8 @@ public final class Daemon {
     private final AtomicBoolean ready = new AtomicBoolean();
     private final Deque<AutoCloseable> started = new ArrayDeque<>();
     private final Path procRoot;
+    private volatile Prober prober;
+    private volatile String backendType = "";
 
     public Daemon(Options options, Map<String, String> env) {
         this(options, env, Path.of("/proc"));
@@ -99,7 +105,9 @@ public final class Daemon {
         checkBrNetfilter(conf);
         ExternalInterface ext = externalInterface(conf, subnets);
         LeaseLoop loop = new LeaseLoop(metrics);
-        Backend backend = Backends.create(conf.backend().type(), ext, subnets, loop.executor());
+        backendType = conf.backend().type();
+        Backend backend = Backends.create(backendType, ext, subnets, loop.executor(),
+                Duration.ofSeconds(o.vxlanReconcileInterval()));
         Network network;
         try {
             network = backend.register(conf, subnets);
@@ -109,6 +117,7 @@ public final class Daemon {
         }
         started.push(() -> loop.close(network));
         Backends.bridgeMetrics(network, metrics);
+        startProber(conf, network, loop);
         Lease lease = network.lease();
         new RulesSetup(o, metrics, started).apply(conf, lease, previous);
         startBlackholeRoutes(conf, lease);
@@ -132,9 +141,44 @@ public final class Daemon {
         InetAddress ip = IpLiteral.parse(o.healthzIp()).orElseThrow(() ->
                 new StartupError("Start healthz server error. invalid --healthz-ip: " + o.healthzIp()));
         try {
-            started.push(HealthServer.start(ip, o.healthzPort(), ready::get, metrics));
+            started.push(HealthServer.start(ip, o.healthzPort(), ready::get, metrics,
+                    () -> PeersJson.render(prober, backendType)));
         } catch (IOException | RuntimeException e) {
             throw new StartupError("Start healthz server error. " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Ours (issue 12): the peer prober, fed by the lease-events loop; off with {@code --peer-probe=false}
+     * and for backends it does not know how to probe (host-gw: no overlay address to probe across).
+     * A failure to start it (no CAP_NET_RAW) is a warning: probing never keeps the node down.
+     */
+    private void startProber(NetConf conf, Network network, LeaseLoop loop) {
+        if (!o.peerProbe()) {
+            LOG.info("peer probing off: --peer-probe=false");
+            return;
+        }
+        String device;
+        if (conf.backend() instanceof BackendConfig.Vxlan v) {
+            device = "flannel." + v.vni();
+        } else if (conf.backend() instanceof BackendConfig.Udp) {
+            device = null;
+        } else {
+            LOG.info("peer probing off: backend {} is not probed", conf.backend().type());
+            return;
+        }
+        if (!conf.enableIPv4()) {
+            LOG.info("peer probing off: IPv4 is not enabled (probes are ICMPv4)");
+            return;
+        }
+        try {
+            Prober p = Prober.start(new ProbeSettings(Duration.ofSeconds(o.peerProbeInterval()), Duration.ofSeconds(1),
+                    network.mtu(), device), metrics);
+            started.push(p);
+            loop.onPeers(p::apply);
+            prober = p;
+        } catch (NetlinkException | RuntimeException e) {
+            LOG.warn("peer probing not started error={}", e.getMessage());
         }
     }
 

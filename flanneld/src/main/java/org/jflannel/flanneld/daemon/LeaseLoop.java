@@ -7,6 +7,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.jflannel.core.Lease;
 import org.jflannel.core.LeaseEvent;
 import org.jflannel.core.LeaseWatcher;
@@ -35,6 +36,7 @@ final class LeaseLoop implements AutoCloseable {
     private Subscription subscription;
     private LeaseWatcher watcher;
     private boolean snapshotSeen;
+    private volatile Consumer<List<LeaseEvent>> peerListener = diff -> { };
 
     LeaseLoop(Metrics metrics) {
         this.metrics = metrics;
@@ -49,6 +51,11 @@ final class LeaseLoop implements AutoCloseable {
                 LOG.debug("lease-events task dropped: loop closed");
             }
         };
+    }
+
+    /** Also hands every applied diff to {@code listener} (on this thread; it must not block): the peer prober. */
+    void onPeers(Consumer<List<LeaseEvent>> listener) {
+        this.peerListener = listener;
     }
 
     /** Subscribes; the first batch is the snapshot, later ones are changes. */
@@ -75,6 +82,7 @@ final class LeaseLoop implements AutoCloseable {
                 }
                 network.apply(diff);
                 metrics.observeProgrammedSeconds((System.nanoTime() - receivedNanos) / 1e9);
+                peerListener.accept(diff);
             }
             metrics.setLeases(watcher.leases().size());
             if (snapshot) {

@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
@@ -15,7 +16,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code /healthz}, {@code /readyz} (REFERENCE §9.1) and {@code /metrics} on
+ * {@code /healthz}, {@code /readyz} (REFERENCE §9.1), {@code /metrics} and {@code /peers} (Ours,
+ * issue 12: the peer prober's verdicts as JSON; never part of readiness) on
  * {@code --healthz-ip:--healthz-port}, served by the JDK's HTTP server on one named thread.
  */
 public final class HealthServer implements AutoCloseable {
@@ -32,6 +34,12 @@ public final class HealthServer implements AutoCloseable {
 
     /** Binds and starts; {@code ready} turns /readyz to 200 (subnet.env written). Port 0 binds an ephemeral port (tests). */
     public static HealthServer start(InetAddress ip, int port, BooleanSupplier ready, Metrics metrics) throws IOException {
+        return start(ip, port, ready, metrics, () -> "{\"probing\":false,\"peers\":[]}");
+    }
+
+    /** As above, with {@code peers} rendering the /peers document (called on the healthz thread per request). */
+    public static HealthServer start(InetAddress ip, int port, BooleanSupplier ready, Metrics metrics,
+                                     Callable<String> peers) throws IOException {
         HttpServer server = HttpServer.create(new InetSocketAddress(ip, port), 16);
         server.createContext("/healthz", ex -> reply(ex, "/healthz", 200, "flanneld is running"));
         server.createContext("/readyz", ex -> {
@@ -42,6 +50,16 @@ public final class HealthServer implements AutoCloseable {
             ByteArrayOutputStream body = new ByteArrayOutputStream(4096);
             metrics.writeText(body);
             send(ex, "/metrics", 200, metrics.contentType(), body.toByteArray());
+        });
+        server.createContext("/peers", ex -> {
+            byte[] body;
+            try {
+                body = peers.call().getBytes(StandardCharsets.UTF_8);
+            } catch (Exception e) {
+                reply(ex, "/peers", 500, "peers: " + e);
+                return;
+            }
+            send(ex, "/peers", 200, "application/json", body);
         });
         ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "healthz");

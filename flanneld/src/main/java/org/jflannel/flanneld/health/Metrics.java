@@ -24,6 +24,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *   <li>{@code flanneld_errors_total{kind}}: errors by kind (lease, apply, reconcile, iptables, blackhole, ...)</li>
  *   <li>{@code flanneld_udp_packets_total{direction}}, {@code flanneld_udp_dropped_packets_total{reason}}: the UDP
  *       backend's forwarding (only with Backend.Type udp)</li>
+ *   <li>{@code flanneld_peer_reachable{peer,subnet}}: 1 when the last probe round through the overlay to that
+ *       peer passed, 0 when it failed (Ours, issue 12; absent before the first round and with probing off)</li>
+ *   <li>{@code flanneld_peer_probe_rtt_seconds}: round-trip time of the small overlay probes that were answered</li>
+ *   <li>{@code flanneld_peer_probe_failures_total{cause}}: failed probe rounds by cause (underlay_unreachable,
+ *       stale_entries, overlay_blocked, mtu_black_hole)</li>
  * </ul>
  */
 public final class Metrics {
@@ -52,6 +57,34 @@ public final class Metrics {
             .withoutExemplars().register(registry);
     private final Counter udpDrops = Counter.builder().name("flanneld_udp_dropped_packets_total")
             .help("Packets dropped by the UDP backend, by reason").labelNames("reason").withoutExemplars().register(registry);
+
+    private final Gauge peerReachable = Gauge.builder().name("flanneld_peer_reachable")
+            .help("1 when the last probe round through the overlay to the peer passed, else 0").labelNames("peer", "subnet")
+            .withoutExemplars().register(registry);
+    private final Histogram probeRtt = Histogram.builder().name("flanneld_peer_probe_rtt_seconds")
+            .help("Round-trip time of answered small probes through the overlay").unit(io.prometheus.metrics.model
+                    .snapshots.Unit.SECONDS)
+            .classicOnly().classicUpperBounds(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1)
+            .withoutExemplars().register(registry);
+    private final Counter probeFailures = Counter.builder().name("flanneld_peer_probe_failures_total")
+            .help("Failed peer probe rounds, by cause").labelNames("cause").withoutExemplars().register(registry);
+
+    public void setPeerReachable(String peer, String subnet, boolean reachable) {
+        peerReachable.labelValues(peer, subnet).set(reachable ? 1 : 0);
+    }
+
+    /** A peer went away: its series goes too (no stale 0 for a node that left). */
+    public void removePeer(String peer, String subnet) {
+        peerReachable.remove(peer, subnet);
+    }
+
+    public void observePeerProbeRtt(double seconds) {
+        probeRtt.observe(seconds);
+    }
+
+    public void peerProbeFailure(String cause) {
+        probeFailures.labelValues(cause).inc();
+    }
 
     public void addUdpPackets(String direction, long count) {
         if (count > 0) {

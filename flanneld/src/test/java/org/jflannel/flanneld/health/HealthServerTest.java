@@ -18,12 +18,20 @@ class HealthServerTest {
     // one server for the class: stopping waits up to the 3 s grace period for idle client connections
     private static final AtomicBoolean ready = new AtomicBoolean();
     private static final Metrics metrics = new Metrics();
+    private static final java.util.concurrent.atomic.AtomicReference<String> peersDoc =
+            new java.util.concurrent.atomic.AtomicReference<>("{\"probing\":true,\"peers\":[]}");
     private static HealthServer server;
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @BeforeAll
     static void start() throws Exception {
-        server = HealthServer.start(InetAddress.getLoopbackAddress(), 0, ready::get, metrics);
+        server = HealthServer.start(InetAddress.getLoopbackAddress(), 0, ready::get, metrics, () -> {
+            String doc = peersDoc.get();
+            if (doc == null) {
+                throw new java.io.IOException("dump failed");
+            }
+            return doc;
+        });
     }
 
     @AfterAll
@@ -81,6 +89,39 @@ class HealthServerTest {
                 "flanneld_lease_event_programmed_seconds_bucket{le=\"0.005\"} 1",
                 "flanneld_lease_event_programmed_seconds_bucket{le=\"0.001\"} 0",
                 "flanneld_lease_event_programmed_seconds_count 1");
+    }
+
+    @Test
+    void peersServesTheProbersDocumentAsJsonAndAFailureAs500WithoutTouchingReadiness() throws Exception {
+        ready.set(true);
+        HttpResponse<String> r = get("/peers");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("Content-Type")).hasValue("application/json");
+        assertThat(r.body()).isEqualTo("{\"probing\":true,\"peers\":[]}");
+        peersDoc.set(null);
+        try {
+            HttpResponse<String> failed = get("/peers");
+            assertThat(failed.statusCode()).isEqualTo(500);
+            assertThat(failed.body()).contains("dump failed");
+            assertThat(get("/readyz").statusCode()).as("a broken /peers never takes the node out").isEqualTo(200);
+        } finally {
+            peersDoc.set("{\"probing\":true,\"peers\":[]}");
+        }
+    }
+
+    @Test
+    void peerMetricsFollowTheProberAndARemovedPeerLeavesNoSeries() throws Exception {
+        metrics.setPeerReachable("192.0.2.12", "10.244.2.0/24", true);
+        metrics.setPeerReachable("192.0.2.13", "10.244.3.0/24", false);
+        metrics.observePeerProbeRtt(0.0003);
+        metrics.peerProbeFailure("overlay_blocked");
+        String body = get("/metrics").body();
+        assertThat(body).contains("flanneld_peer_reachable{peer=\"192.0.2.12\",subnet=\"10.244.2.0/24\"} 1.0",
+                "flanneld_peer_reachable{peer=\"192.0.2.13\",subnet=\"10.244.3.0/24\"} 0.0",
+                "flanneld_peer_probe_failures_total{cause=\"overlay_blocked\"} 1.0",
+                "flanneld_peer_probe_rtt_seconds_bucket{le=\"5.0E-4\"} 1");
+        metrics.removePeer("192.0.2.13", "10.244.3.0/24");
+        assertThat(get("/metrics").body()).doesNotContain("peer=\"192.0.2.13\"");
     }
 
     private HttpResponse<String> get(String path) throws Exception {

@@ -13,6 +13,13 @@ import java.nio.ByteBuffer;
  */
 public final class LibC {
     public static final int AF_UNIX = 1;
+    public static final int AF_INET = 2;
+    public static final int IPPROTO_IP = 0;
+    public static final int IPPROTO_ICMP = 1;
+    public static final int IP_MTU_DISCOVER = 10;
+    public static final int IP_PMTUDISC_DO = 2;
+    public static final int SOL_RAW = 255;
+    public static final int ICMP_FILTER = 1;
     public static final int AF_NETLINK = 16;
     public static final int SOCK_DGRAM = 2;
     public static final int SOCK_RAW = 3;
@@ -73,6 +80,10 @@ public final class LibC {
     public static native long recv(int fd, long buf, long len, int flags) throws LastErrorException;
 
     public static native long sendto(int fd, byte[] buf, long len, int flags, byte[] addr, int addrLen)
+            throws LastErrorException;
+
+    /** sendto with the packet and the address in native memory (direct buffers): no array copies per call. */
+    public static native long sendto(int fd, long buf, long len, int flags, long addr, int addrLen)
             throws LastErrorException;
 
     public static native long read(int fd, long buf, long len) throws LastErrorException;

@@ -58,7 +58,7 @@ public record ClusterNames(String id) {
     }
 
     /** Fabric-side end of node {@code i}'s veth (inside the fabric namespace). */
-    static String fabricPort(int i) {
+    public static String fabricPort(int i) {
         return "fp" + i;
     }
 

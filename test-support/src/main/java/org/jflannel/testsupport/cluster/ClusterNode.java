@@ -214,6 +214,24 @@ public final class ClusterNode {
                 .findFirst().orElse(-1);
     }
 
+    /** The daemon's {@code /peers} document (the peer prober's verdicts, JSON); throws unless 200. */
+    public String peers() throws Exception {
+        NsHttp.Response r = NsHttp.get(ns, "127.0.0.1", HEALTHZ_PORT, "/peers");
+        if (r.status() != 200) {
+            throw new IOException("/peers on " + name() + ": HTTP " + r.status() + ": " + r.body());
+        }
+        return r.body();
+    }
+
+    /** Replaces the neighbour entry for {@code ip} on {@code flannel.1} by hand (permanent, {@code mac}). */
+    public void replaceNeighbour(InetAddress ip, MacAddress mac) throws Exception {
+        ns.run(() -> {
+            try (RtNetlink nl = RtNetlink.open()) {
+                nl.replaceNeighbour(Neighbour.permanent(Topology.index(nl, VXLAN_DEVICE), ip, mac));
+            }
+        });
+    }
+
     /** The device, neighbours, FDB entries and main-table routes on {@code flannel.1}, dumped now. */
     public FlannelEntries entries() throws Exception {
         return ns.call(() -> {

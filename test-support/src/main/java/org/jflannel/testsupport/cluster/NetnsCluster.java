@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jflannel.linuxnet.RtNetlink;
 
 /**
  * A flannel cluster on one machine, made of network namespaces: a fabric namespace (bridge, and
@@ -209,6 +210,21 @@ public final class NetnsCluster implements AutoCloseable {
     /** The ping matrix: for every ordered pair of distinct pods, whether the echo came back. */
     public PingMatrix pingMatrix() throws IOException, InterruptedException {
         return PingMatrix.measure(this, pods);
+    }
+
+    /**
+     * Sets the MTU of node {@code i}'s link on the fabric side (its veth end in the bridge): frames
+     * larger than that are dropped silently both ways (the bridge will not forward them to the port,
+     * the veth will not take them from the node), an MTU black hole with no ICMP and no PMTU cache
+     * entry left behind on either node.
+     */
+    public void setUnderlayLinkMtu(int i, int mtu) throws Exception {
+        String port = ClusterNames.fabricPort(i);
+        topology.fabric().run(() -> {
+            try (RtNetlink nl = RtNetlink.open()) {
+                nl.setMtu(Topology.index(nl, port), mtu);
+            }
+        });
     }
 
     // ---- lease source helpers ----

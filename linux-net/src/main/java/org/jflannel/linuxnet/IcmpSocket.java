@@ -1,0 +1,137 @@
+package org.jflannel.linuxnet;
+
+import com.sun.jna.LastErrorException;
+import java.net.Inet4Address;
+import java.nio.ByteBuffer;
+import java.util.Optional;
+import org.jflannel.linuxnet.internal.Errno;
+import org.jflannel.linuxnet.internal.Fd;
+import org.jflannel.linuxnet.internal.LibC;
+
+/**
+ * A raw ICMPv4 socket for echo probes (what {@code ping} does, without a process per probe). It
+ * belongs to the network namespace of the thread that opens it. Every packet leaves with DF set
+ * ({@code IP_MTU_DISCOVER = IP_PMTUDISC_DO}): a probe larger than the path MTU the kernel knows fails
+ * at once with EMSGSIZE instead of being fragmented, and one lost on the way is not rescued by
+ * fragmentation, so an MTU black hole shows as one. The kernel's ICMP filter passes only echo
+ * replies, destination-unreachable and time-exceeded (a raw socket would otherwise also see every
+ * echo request other nodes send us). Needs CAP_NET_RAW.
+ *
+ * <p>Not thread-safe: one owner thread sends and receives.
+ */
+public final class IcmpSocket implements AutoCloseable {
+    /** errno of a probe larger than the path MTU the kernel knows (DF is set). */
+    public static final int EMSGSIZE = 90;
+    private static final int RCVBUF = 1 << 20;
+    /** Types the kernel should drop before they reach us: all but 0, 3 and 11. */
+    private static final int FILTER = ~((1 << IcmpCodec.TYPE_ECHO_REPLY) | (1 << IcmpCodec.TYPE_UNREACHABLE)
+            | (1 << IcmpCodec.TYPE_TIME_EXCEEDED));
+
+    private final Fd fd;
+    private final ByteBuffer rx = ByteBuffer.allocateDirect(65536);
+    private final long rxAddress = LibC.address(rx);
+    private final ByteBuffer tx = ByteBuffer.allocateDirect(65536 - IcmpCodec.IP_HEADER);
+    private final long txAddress = LibC.address(tx);
+    private final ByteBuffer sockaddr = ByteBuffer.allocateDirect(16);
+    private final long sockaddrAddress = LibC.address(sockaddr);
+    private final java.util.Map<Integer, Long> payloadSums = new java.util.HashMap<>();
+
+    private IcmpSocket(Fd fd) {
+        this.fd = fd;
+        IcmpCodec.fillPayloadPattern(tx);
+    }
+
+    /** Opens the socket in the calling thread's network namespace. */
+    public static IcmpSocket open() throws NetlinkException {
+        Fd fd;
+        try {
+            fd = new Fd(LibC.socket(LibC.AF_INET, LibC.SOCK_RAW | LibC.SOCK_CLOEXEC, LibC.IPPROTO_ICMP), "icmp socket");
+        } catch (LastErrorException e) {
+            throw new NetlinkException("socket", "AF_INET SOCK_RAW IPPROTO_ICMP", e.getErrorCode(), "");
+        }
+        try {
+            set(fd, LibC.IPPROTO_IP, LibC.IP_MTU_DISCOVER, LibC.IP_PMTUDISC_DO, "IP_MTU_DISCOVER");
+            set(fd, LibC.SOL_RAW, LibC.ICMP_FILTER, FILTER, "ICMP_FILTER");
+            set(fd, LibC.SOL_SOCKET, LibC.SO_RCVBUF, RCVBUF, "SO_RCVBUF");
+        } catch (NetlinkException e) {
+            fd.close();
+            throw e;
+        }
+        return new IcmpSocket(fd);
+    }
+
+    private static void set(Fd fd, int level, int name, int value, String what) throws NetlinkException {
+        try {
+            LibC.setsockopt(fd.get(), level, name, new int[] {value}, 4);
+        } catch (LastErrorException e) {
+            throw new NetlinkException("setsockopt", "icmp socket " + what, e.getErrorCode(), "");
+        }
+    }
+
+    /**
+     * Sends one echo request whose IP packet is {@code ipLength} bytes (28 for an empty one; the
+     * overlay MTU for a full-size one).
+     *
+     * @throws NetlinkException EMSGSIZE when it exceeds the MTU the kernel knows for the path,
+     *                          ENETUNREACH/EHOSTUNREACH without a route, ...
+     */
+    public void sendEcho(Inet4Address dst, int id, int seq, int ipLength) throws NetlinkException {
+        int len = IcmpCodec.writeEchoRequest(tx, id, seq, ipLength, payloadSums);
+        sockaddr.put(0, IcmpCodec.sockaddr(dst));
+        while (true) {
+            try {
+                LibC.sendto(fd.get(), txAddress, len, LibC.MSG_DONTWAIT, sockaddrAddress, 16);
+                return;
+            } catch (LastErrorException e) {
+                if (e.getErrorCode() != Errno.EINTR) {
+                    throw new NetlinkException("sendto", "icmp echo " + dst.getHostAddress() + " len " + ipLength,
+                            e.getErrorCode(), "");
+                }
+            }
+        }
+    }
+
+    /** Waits up to {@code timeoutMillis} for something to read; false on timeout or a signal. */
+    public boolean awaitReadable(int timeoutMillis) throws NetlinkException {
+        int[] pfd = {fd.get(), LibC.POLLIN};
+        try {
+            return LibC.poll(pfd, 1, timeoutMillis) > 0 && ((pfd[1] >>> 16) & LibC.POLLIN) != 0;
+        } catch (LastErrorException e) {
+            if (e.getErrorCode() == Errno.EINTR) {
+                return false;
+            }
+            throw new NetlinkException("poll", "icmp socket", e.getErrorCode(), "");
+        }
+    }
+
+    /**
+     * Reads one message without waiting; empty when nothing is queued. Packets that are not about an
+     * echo request (or are truncated) are skipped.
+     */
+    public Optional<IcmpMessage> receive() throws NetlinkException {
+        while (true) {
+            long n;
+            try {
+                n = LibC.recv(fd.get(), rxAddress, rx.capacity(), LibC.MSG_DONTWAIT);
+            } catch (LastErrorException e) {
+                if (e.getErrorCode() == Errno.EAGAIN) {
+                    return Optional.empty();
+                }
+                if (e.getErrorCode() == Errno.EINTR) {
+                    continue;
+                }
+                throw new NetlinkException("recv", "icmp socket", e.getErrorCode(), "");
+            }
+            rx.clear().limit((int) n);
+            Optional<IcmpMessage> m = IcmpCodec.parse(rx);
+            if (m.isPresent()) {
+                return m;
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        fd.close();
+    }
+}
