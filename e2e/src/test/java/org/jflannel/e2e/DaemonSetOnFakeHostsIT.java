@@ -53,6 +53,12 @@ class DaemonSetOnFakeHostsIT {
     @BeforeAll
     static void unpackImage() throws Exception {
         NetnsPrivilege.require();
+        String unpacked = System.getProperty("jflannel.image.rootfs"); // an image unpacked before, for debugging
+        if (unpacked != null && !unpacked.isBlank()) {
+            image = new UnpackedImage(Path.of(unpacked), List.of(UnpackedImage.DEFAULT_PATH));
+            System.out.println("image: rootfs " + unpacked + " (-Djflannel.image.rootfs), not the built archive");
+            return;
+        }
         Path archive = UnpackedImage.archive(ClusterOptions.findProjectRoot());
         unpackDir = Files.createTempDirectory("jflannel-image");
         image = UnpackedImage.unpack(archive, unpackDir.resolve("bundle"));
@@ -66,8 +72,10 @@ class DaemonSetOnFakeHostsIT {
         }
     }
 
+    /** manifests/ and every overlay; {@code -Djflannel.daemonset.only=udp} runs one (by directory name). */
     static Stream<Path> kustomizations() throws Exception {
-        return ManifestRenderIT.kustomizations();
+        String only = System.getProperty("jflannel.daemonset.only", "");
+        return ManifestRenderIT.kustomizations().filter(p -> only.isEmpty() || p.getFileName().toString().equals(only));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -16,7 +16,7 @@ import java.util.List;
  * the root file system itself.
  */
 public record UnpackedImage(Path rootfs, List<String> env) {
-    static final String DEFAULT_PATH = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+    public static final String DEFAULT_PATH = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
     private static final String IMAGE_ROOTFS = "org.jflannel.testsupport.image.ImageRootfs";
 
     public UnpackedImage {
