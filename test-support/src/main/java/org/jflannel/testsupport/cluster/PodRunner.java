@@ -30,12 +30,18 @@ import java.util.regex.Pattern;
  * written as kubelet writes them, the service-account token when the pod mounts one), its env
  * resolved (values, {@code $(VAR)} references, fieldRefs, configMap and secret keys) on top of the
  * image's and the kubelet's variables, in the node's network namespace (only {@code hostNetwork}
- * pods). Each container gets a private mount namespace ({@code unshare --mount}), so nothing is
+ * pods). A container that is not {@code privileged} runs with the capabilities a container runtime
+ * gives (containerd's default set, plus {@code securityContext.capabilities.add}, minus {@code drop})
+ * as its bounding set ({@code setpriv}), so a missing capability in the manifest fails here as on a
+ * node. Each container gets a private mount namespace ({@code unshare --mount}), so nothing is
  * mounted on this machine. Init containers run in order and must exit 0.
  */
 public final class PodRunner {
     public static final String SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
     private static final Duration INIT_WITHIN = Duration.ofSeconds(180);
+    /** containerd's (and Docker's) default capabilities of an unprivileged container. */
+    static final List<String> RUNTIME_DEFAULT_CAPS = List.of("CHOWN", "DAC_OVERRIDE", "FSETID", "FOWNER", "MKNOD",
+            "NET_RAW", "SETGID", "SETUID", "SETFCAP", "SETPCAP", "NET_BIND_SERVICE", "SYS_CHROOT", "KILL", "AUDIT_WRITE");
     private static final Pattern VAR_REF = Pattern.compile("\\$\\(([A-Za-z_][A-Za-z0-9_]*)\\)|\\$\\$");
 
     /** One bind mount into a container: {@code source} on this machine onto {@code target} in the container. */
@@ -297,12 +303,37 @@ public final class PodRunner {
         }
         s.append("exec /usr/bin/env -i");
         env.forEach((k, v) -> s.append(' ').append(q(k + "=" + v)));
+        capabilities(c).ifPresent(caps -> s.append(" /usr/bin/setpriv --inh-caps -all --bounding-set ").append(q(caps))
+                .append(" --"));
         s.append(" /usr/sbin/chroot \"$M\"");
         argv.forEach(a -> s.append(' ').append(q(a)));
         s.append('\n');
         Files.writeString(cdir.resolve("run.sh"), s.toString(), StandardCharsets.UTF_8); // for whoever debugs a failure
         return List.of("ip", "netns", "exec", netns, "unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
                 s.toString());
+    }
+
+    /** setpriv's bounding set for {@code c} ({@code -all,+net_admin,...}), empty for a privileged container. */
+    static java.util.Optional<String> capabilities(Container c) {
+        var sc = c.getSecurityContext();
+        if (sc != null && Boolean.TRUE.equals(sc.getPrivileged())) {
+            return java.util.Optional.empty();
+        }
+        java.util.Set<String> caps = new java.util.TreeSet<>(RUNTIME_DEFAULT_CAPS);
+        if (sc != null && sc.getCapabilities() != null) {
+            List<String> drop = sc.getCapabilities().getDrop() == null ? List.of() : sc.getCapabilities().getDrop();
+            if (drop.contains("ALL")) {
+                caps.clear();
+            }
+            drop.forEach(d -> caps.remove(d.replaceFirst("^CAP_", "")));
+            if (sc.getCapabilities().getAdd() != null) {
+                sc.getCapabilities().getAdd().forEach(a -> caps.add(a.replaceFirst("^CAP_", "")));
+            }
+        }
+        caps.add("SYS_CHROOT"); // for the chroot that stands in for the runtime's pivot_root; not the container's
+        StringBuilder b = new StringBuilder("-all");
+        caps.forEach(cap -> b.append(",+").append(cap.toLowerCase(java.util.Locale.ROOT)));
+        return java.util.Optional.of(b.toString());
     }
 
     static String q(String s) {
