@@ -4,7 +4,7 @@
 #   packaging/build-image.sh VERSION OUT.oci.tar      (root; bin/image and the Maven build call it)
 #
 # Needs flanneld/target and cni-flannel/target built (mvn package), mmdebstrap, umoci, the Temurin 25
-# JDK at $JDK (default /usr/lib/jvm/temurin-25-jdk-amd64), binutils (strip, objdump).
+# JDK at $JFLANNEL_JDK (default /usr/lib/jvm/temurin-25-jdk-amd64), binutils (strip, objdump).
 #
 # Three layers, in this order (docs/image.md says why each choice):
 #   1. base OS: Debian bookworm minbase + iptables, nftables, ca-certificates (mmdebstrap from Debian's
@@ -21,7 +21,7 @@ version=${1:?usage: build-image.sh VERSION OUT.oci.tar}
 out=${2:?usage: build-image.sh VERSION OUT.oci.tar}
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-JDK=${JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
+JDK=${JFLANNEL_JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
 CACHE=${JFLANNEL_CACHE:-/var/cache/jflannel}
 SUITE=bookworm
 # reproducible timestamps: every file, layer and config carries this time (the jars' outputTimestamp)
@@ -144,6 +144,9 @@ install -m 0755 "$here/src/image/opt/jflannel/bin/flanneld" "$opt/bin/flanneld"
 cp "$cnistage/cni-flannel.jar" "$opt/cni/$cnibundle/"
 cp -r "$cnistage/lib" "$opt/cni/$cnibundle/"
 echo "$version" > "$opt/VERSION"
+
+# an AppCDS archive records the size and mtime of every jar it was dumped from: the final times first
+stamp "$rootfs"
 
 # runs a command inside the root filesystem: a private mount namespace with /proc and /dev, gone after
 in_rootfs() {
