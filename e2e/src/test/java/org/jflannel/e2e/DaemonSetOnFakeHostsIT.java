@@ -18,7 +18,6 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.jflannel.core.Ip4Net;
 import org.jflannel.testbase.NetnsPrivilege;
-import org.jflannel.testsupport.cluster.ClusterOptions;
 import org.jflannel.testsupport.cluster.Cmd;
 import org.jflannel.testsupport.cluster.DaemonSetCluster;
 import org.jflannel.testsupport.cluster.HostSideCni;
@@ -59,16 +58,16 @@ class DaemonSetOnFakeHostsIT {
             System.out.println("image: rootfs " + unpacked + " (-Djflannel.image.rootfs), not the built archive");
             return;
         }
-        Path archive = UnpackedImage.archive(ClusterOptions.findProjectRoot());
+        Path archive = UnpackedImage.archive();
         unpackDir = Files.createTempDirectory("jflannel-image");
-        image = UnpackedImage.unpack(archive, unpackDir.resolve("bundle"));
+        image = UnpackedImage.unpack(archive, unpackDir);
         System.out.println("image: " + archive + " unpacked to " + image.rootfs() + ", env " + image.env());
     }
 
     @AfterAll
     static void removeRootfs() throws Exception {
         if (unpackDir != null) {
-            Cmd.run(Duration.ofSeconds(120), List.of("rm", "-rf", "--one-file-system", unpackDir.toString())).orThrow();
+            org.jflannel.testsupport.image.ImageRootfs.delete(unpackDir);
         }
     }
 

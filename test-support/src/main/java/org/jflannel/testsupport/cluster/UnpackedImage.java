@@ -3,11 +3,11 @@ package org.jflannel.testsupport.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.lang.reflect.InvocationTargetException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.jflannel.testsupport.image.ImageRootfs;
 
 /**
  * The jflannel OCI image unpacked once into a root file system (by the image module's
@@ -17,32 +17,19 @@ import java.util.List;
  */
 public record UnpackedImage(Path rootfs, List<String> env) {
     public static final String DEFAULT_PATH = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-    private static final String IMAGE_ROOTFS = "org.jflannel.testsupport.image.ImageRootfs";
 
     public UnpackedImage {
         env = List.copyOf(env);
     }
 
-    /** The archive {@code bin/image} and the packaging module build. */
-    public static Path archive(Path projectRoot) {
-        return projectRoot.resolve("packaging/target/jflannel-image.oci.tar");
+    /** The archive {@code bin/image} and the packaging module build ({@code -Djflannel.image} overrides). */
+    public static Path archive() throws IOException {
+        return ImageRootfs.archive();
     }
 
-    /** Unpacks {@code archive} under {@code dest}; fails naming what is missing (the archive, or ImageRootfs). */
-    public static UnpackedImage unpack(Path archive, Path dest) throws Exception {
-        if (!Files.isRegularFile(archive)) {
-            throw new IllegalStateException("no image archive at " + archive + ": build it first (bin/image, or "
-                    + "mvn -Pintegration package -pl packaging -am)");
-        }
-        Path rootfs;
-        try {
-            rootfs = (Path) Class.forName(IMAGE_ROOTFS).getMethod("unpack", Path.class, Path.class).invoke(null, archive, dest);
-        } catch (ClassNotFoundException e) {
-            throw new IllegalStateException(IMAGE_ROOTFS + " is not on the class path (the image module's test "
-                    + "support, CONTRACT-image): cannot unpack " + archive, e);
-        } catch (InvocationTargetException e) {
-            throw e.getCause() instanceof Exception ex ? ex : e;
-        }
+    /** Unpacks {@code archive} under {@code dest} with {@link ImageRootfs} (umoci). */
+    public static UnpackedImage unpack(Path archive, Path dest) throws IOException, InterruptedException {
+        Path rootfs = ImageRootfs.unpack(archive, dest);
         return new UnpackedImage(rootfs, imageEnv(dest, rootfs));
     }
 
