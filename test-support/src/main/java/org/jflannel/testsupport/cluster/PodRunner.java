@@ -32,8 +32,8 @@ import java.util.regex.Pattern;
  * image's and the kubelet's variables, in the node's network namespace (only {@code hostNetwork}
  * pods). A container that is not {@code privileged} runs with the capabilities a container runtime
  * gives (containerd's default set, plus {@code securityContext.capabilities.add}, minus {@code drop})
- * as its bounding set ({@code setpriv}), so a missing capability in the manifest fails here as on a
- * node. Each container gets a private mount namespace ({@code unshare --mount}), so nothing is
+ * as its bounding set ({@code setpriv}) and a read-only {@code /proc/sys}, so a missing capability in
+ * the manifest fails here as on a node. Each container gets a private mount namespace ({@code unshare --mount}), so nothing is
  * mounted on this machine. Init containers run in order and must exit 0.
  */
 public final class PodRunner {
@@ -287,6 +287,10 @@ public final class PodRunner {
                 .append(" \"$M\"\n");
         s.append("mkdir -p \"$M/proc\" \"$M/sys\" \"$M/dev\"\n");
         s.append("mount -t proc proc \"$M/proc\"\n");
+        if (capabilities(c).isPresent()) {
+            // as containerd's default spec for an unprivileged container: /proc/sys read-only
+            s.append("mount --bind \"$M/proc/sys\" \"$M/proc/sys\" && mount -o remount,bind,ro \"$M/proc/sys\"\n");
+        }
         s.append("mount -t sysfs sysfs \"$M/sys\"\n"); // this network namespace's devices
         s.append("mount --rbind /dev \"$M/dev\"\n");
         for (Mount m : mounts(c)) {
