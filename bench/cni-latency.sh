@@ -33,6 +33,7 @@ installed=()
 cleanup() {
   ip netns del "$POD" 2>/dev/null || true; ip netns del "$NODE" 2>/dev/null || true
   for f in "${installed[@]}"; do rm -rf "$f"; done
+  [ -n "${made_cni_dir:-}" ] && rmdir /opt/cni/bin /opt/cni 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -64,6 +65,7 @@ if [[ " ${list[*]} " == *" f "* ]]; then
   image=$ROOT/packaging/target/jflannel-image.oci.tar
   [ -f "$image" ] || { echo "cni-latency: $image missing (bin/image)" >&2; exit 1; }
   [ ! -e /opt/cni/bin/flannel ] || { echo "cni-latency: /opt/cni/bin/flannel exists; (f) would replace it" >&2; exit 1; }
+  [ -d /opt/cni/bin ] || made_cni_dir=1
   mkdir -p "$work/img" /opt/cni/bin
   tar -xf "$image" -C "$work/img"
   umoci unpack --image "$work/img:$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["manifests"][0]["annotations"]["org.opencontainers.image.ref.name"])' "$work/img/index.json")" "$work/bundle" >/dev/null

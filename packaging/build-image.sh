@@ -158,7 +158,10 @@ log "AppCDS: flanneld archives (etcd, kube) for /opt/jflannel/app"
 mkdir -p "$rootfs/tmp/cds"
 cp "$repo"/flanneld/cds/etcd.classlist "$repo"/flanneld/cds/kube.classlist "$rootfs/tmp/cds/"
 for mode in etcd kube; do
+    # the launcher's module options too: an archive dumped without them loses its optimized module
+    # graph at run time ("Mismatched values for property jdk.module.enable.native.access")
     in_rootfs /opt/jflannel/jre/bin/java -Xshare:dump -XX:SharedClassListFile=/tmp/cds/$mode.classlist \
+        --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
         -XX:SharedArchiveFile=/opt/jflannel/app/flanneld-$mode.jsa -Xlog:cds=off -Xlog:cds+dynamic=off \
         -cp /opt/jflannel/app/flanneld.jar >"$work/cds-$mode.log" 2>&1 || { tail "$work/cds-$mode.log" >&2; exit 1; }
 done

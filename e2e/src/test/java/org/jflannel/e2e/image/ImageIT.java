@@ -80,6 +80,8 @@ class ImageIT {
             Cmd.Result r = ImageRootfs.run(image.rootfs, List.of(),
                     Map.of("FLANNELD_JAVA_OPTS", "-Xshare:on -Xlog:class+load=info:file=/tmp/classload.log"), argv, WITHIN, null);
             assertThat(r.exitCode()).as("%s: %s", mode, r.stderr()).isZero();
+            // mapped whole: no "[cds]" complaint (e.g. module options differing from the dump's)
+            assertThat(r.stderr()).as(mode.toString()).doesNotContain("[cds]");
             String log = Files.readString(image.rootfs.resolve("tmp/classload.log"));
             assertThat(log).as(mode.toString()).containsPattern("org\\.jflannel\\.flanneld\\.Main source: shared objects file");
         }
