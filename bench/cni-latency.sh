@@ -6,6 +6,12 @@
 #   bench/cni-latency.sh [N]             N ADD+DEL cycles per variant (default 30)
 #   VARIANTS=all bench/cni-latency.sh    also (c) bin/flannel's flags without the AppCDS archive, (d) plain
 #                                        `java -cp`, (e) AppCDS with C1 + SerialGC instead of -Xint + G1
+#   VARIANTS=abf bench/cni-latency.sh    (f) the image's self-contained bundle as a node gets it: unpacked from
+#                                        packaging/target/jflannel-image.oci.tar (bin/image), installed by the
+#                                        image's `flanneld install-cni-plugin` into /opt/cni/bin (removed again on
+#                                        exit, unless a flannel was there before: then the bench refuses), run
+#                                        with JAVA_HOME unset and no JDK on PATH (Temurin 25 jlink, java.base,
+#                                        its AppCDS archive dumped for /opt/cni/bin). Needs umoci.
 #
 # On a shared, busy machine run it as `chrt -f 10 bench/cni-latency.sh` (SCHED_FIFO) to approximate
 # a quiet one; CPU times are printed too and depend little on the load.
@@ -23,7 +29,13 @@ T=$ROOT/cni-flannel/target
 suffix=$(printf '%06x' $((RANDOM * 32768 + RANDOM)))
 NODE=bn$suffix POD=bp$suffix BR=bb$suffix
 work=$(mktemp -d)
-cleanup() { ip netns del "$POD" 2>/dev/null || true; ip netns del "$NODE" 2>/dev/null || true; rm -rf "$work"; }
+installed=()
+cleanup() {
+  ip netns del "$POD" 2>/dev/null || true; ip netns del "$NODE" 2>/dev/null || true
+  for f in "${installed[@]}"; do rm -rf "$f"; done
+  [ -n "${made_cni_dir:-}" ] && rmdir /opt/cni/bin /opt/cni 2>/dev/null || true
+  rm -rf "$work"
+}
 trap cleanup EXIT
 ip netns add "$NODE"; ip netns add "$POD"
 ip -n "$NODE" link set lo up
@@ -42,11 +54,27 @@ cmd_for() {
     b) echo "$ROOT/bin/flannel" ;;
     c) echo "java $FAST -cp $JAR org.jflannel.cni.Main" ;;
     d) echo "java -cp $JAR org.jflannel.cni.Main" ;;
+    f) echo "env -u JAVA_HOME PATH=/usr/sbin:/sbin /opt/cni/bin/flannel" ;;
     e) echo "java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -Xshare:auto -XX:SharedArchiveFile=$T/flannel.jsa -cp $JAR org.jflannel.cni.Main" ;;
   esac
 }
 conf_for() { if [ "$1" = a ]; then echo "$BRIDGE_CONF"; else echo "$FLANNEL_CONF"; fi; }
 list=(a b); [ "$VARIANTS" = all ] && list=(a b c d e)
+[ "$VARIANTS" != all ] && [ "$VARIANTS" != ab ] && read -r -a list <<<"$(echo "$VARIANTS" | sed 's/./& /g')"
+if [[ " ${list[*]} " == *" f "* ]]; then
+  image=$ROOT/packaging/target/jflannel-image.oci.tar
+  [ -f "$image" ] || { echo "cni-latency: $image missing (bin/image)" >&2; exit 1; }
+  [ ! -e /opt/cni/bin/flannel ] || { echo "cni-latency: /opt/cni/bin/flannel exists; (f) would replace it" >&2; exit 1; }
+  [ -d /opt/cni/bin ] || made_cni_dir=1
+  mkdir -p "$work/img" /opt/cni/bin
+  tar -xf "$image" -C "$work/img"
+  umoci unpack --image "$work/img:$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["manifests"][0]["annotations"]["org.opencontainers.image.ref.name"])' "$work/img/index.json")" "$work/bundle" >/dev/null
+  before=$(ls -A /opt/cni/bin)
+  unshare --mount --propagation private -- sh -c 'r=$1; mkdir -p "$r/opt/cni/bin"; mount -t proc proc "$r/proc"; mount --rbind /dev "$r/dev"; mount --bind /opt/cni/bin "$r/opt/cni/bin"; exec chroot "$r" /opt/jflannel/bin/flanneld install-cni-plugin /opt/cni/bin' sh "$work/bundle/rootfs" >&2
+  for f in $(ls -A /opt/cni/bin); do
+    case " $before " in *" $f "*) ;; *) installed+=("/opt/cni/bin/$f") ;; esac
+  done
+fi
 
 declare -A R C
 TIMEFORMAT='%3R %3U %3S'
@@ -67,7 +95,7 @@ for _ in $(seq "$N"); do
   for v in "${list[@]}"; do op "$v" ADD; op "$v" DEL; done
 done
 med() { printf '%s\n' $1 | sort -n | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]/10}'; }
-declare -A names=([a]="bridge alone" [b]="flannel -> bridge (bin/flannel)" [c]="flannel, no AppCDS" [d]="flannel, plain java -cp" [e]="flannel, AppCDS + C1 + SerialGC")
+declare -A names=([a]="bridge alone" [b]="flannel -> bridge (bin/flannel)" [c]="flannel, no AppCDS" [d]="flannel, plain java -cp" [e]="flannel, AppCDS + C1 + SerialGC" [f]="installed image bundle (Temurin 25)")
 echo "cni-latency: N=$N, $(nproc) cores, $(java -version 2>&1 | head -1), load $(cut -d' ' -f1-3 /proc/loadavg)"
 for v in "${list[@]}"; do
   printf '  (%s) %-34s ADD %7s ms (cpu %6s)   DEL %7s ms (cpu %6s)\n' "$v" "${names[$v]}" \

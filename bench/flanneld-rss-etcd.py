@@ -7,6 +7,8 @@ import os, random, subprocess, sys, time, concurrent.futures as cf
 N = int(os.environ.get("N", "2000"))
 NS = "fdb%d" % random.randint(10000, 99999)
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# the launcher: bin/flanneld, or e.g. bench/image-flanneld (the image's, inside an unpacked image)
+FLANNELD = os.environ.get("FLANNELD") or os.path.join(ROOT, "bin", "flanneld")
 D = "/tmp/flanneld-bench/" + NS
 os.makedirs(D, exist_ok=True)
 X = ["ip", "netns", "exec", NS]
@@ -38,7 +40,7 @@ try:
         env = dict(os.environ, FLANNELD_JAVA_OPTS=opts.replace("MALLOC2", ""))
         if "MALLOC2" in opts: env["MALLOC_ARENA_MAX"] = "2"
         start = time.time()
-        f = subprocess.Popen(X + [os.path.join(ROOT, "bin", "flanneld"), "--etcd-endpoints=http://127.0.0.1:2379",
+        f = subprocess.Popen(X + [FLANNELD, "--etcd-endpoints=http://127.0.0.1:2379",
                               "--subnet-file=" + D + "/subnet.env"], stderr=open(D + "/flanneld-%s.log" % label, "w"), env=env)
         n = 0
         while time.time() - start < 60:

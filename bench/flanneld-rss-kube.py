@@ -7,6 +7,8 @@ import json, os, random, subprocess, sys, time
 N = int(os.environ.get("N", "2000"))
 NS = "fdk%d" % random.randint(10000, 99999)
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# the launcher: bin/flanneld, or e.g. bench/image-flanneld (the image's, inside an unpacked image)
+FLANNELD = os.environ.get("FLANNELD") or os.path.join(ROOT, "bin", "flanneld")
 D = "/tmp/flanneld-bench/" + NS
 os.makedirs(D, exist_ok=True)
 X = ["ip", "netns", "exec", NS]
@@ -49,7 +51,7 @@ try:
     for label, opts in [(a.split("=", 1)[0], a.split("=", 1)[1]) for a in sys.argv[1:]] or [("default", "")]:
         env = dict(os.environ, FLANNELD_JAVA_OPTS=opts, NODE_NAME="node-0")
         start = time.time()
-        f = subprocess.Popen(X + [os.path.join(ROOT, "bin", "flanneld"), "--kube-subnet-mgr", "--kube-api-url=http://127.0.0.1:6443",
+        f = subprocess.Popen(X + [FLANNELD, "--kube-subnet-mgr", "--kube-api-url=http://127.0.0.1:6443",
                               "--net-config-path=" + D + "/net-conf.json", "--subnet-file=" + D + "/subnet.env"],
                              stderr=open(D + "/flanneld-%s.log" % label, "w"), env=env)
         n = 0

@@ -3,6 +3,7 @@
 # daemon once spun for 5 minutes at real-time priority, starving the machine (docs/benchmarks.md).
 # Usage (root): bench/flanneld-start.py [RUNS]      (default 5 runs of each kind)
 #   env FLANNELD_JAVA_OPTS=...  passed on to bin/flanneld
+#   env FLANNELD=$PWD/bench/image-flanneld JFLANNEL_IMAGE_ROOTFS=DIR   the image's launcher inside an unpacked image
 #
 # Start to subnet.env: time from the exec of bin/flanneld (etcd mode, VXLAN, a real etcd holding the
 # config and 3 peer leases, all in a throwaway network namespace) until subnet.env exists. Two kinds,
@@ -16,6 +17,8 @@
 import ctypes, os, random, signal, statistics, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# the launcher: bin/flanneld, or e.g. bench/image-flanneld (the image's, inside an unpacked image)
+FLANNELD = os.environ.get("FLANNELD") or os.path.join(ROOT, "bin", "flanneld")
 RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 NS = "jfst%05d" % random.randint(0, 99999)
 D = "/tmp/jflannel-bench-" + NS
@@ -77,7 +80,7 @@ def one(kind, run, opts=""):
         forget_own_lease()
     log = open("%s/flanneld-%s-%d.log" % (D, kind, run), "w")
     t0 = time.time()
-    p = subprocess.Popen(X + [os.path.join(ROOT, "bin", "flanneld"), "--etcd-endpoints=" + EP, "--iface=ext0",
+    p = subprocess.Popen(X + [FLANNELD, "--etcd-endpoints=" + EP, "--iface=ext0",
                               "--subnet-file=" + D + "/subnet.env"], stdout=log, stderr=subprocess.STDOUT,
                          start_new_session=True, env=dict(os.environ, FLANNELD_JAVA_OPTS=(os.environ.get("FLANNELD_JAVA_OPTS", "") + " " + opts).strip()))
     procs.append(p)
@@ -101,7 +104,7 @@ def one(kind, run, opts=""):
 
 def version(run):
     t0 = time.time()
-    subprocess.run([os.path.join(ROOT, "bin", "flanneld"), "--version"], capture_output=True, timeout=60)
+    subprocess.run([FLANNELD, "--version"], capture_output=True, timeout=60)
     t = time.time() - t0
     print("start kind=version run=%d seconds=%.3f load1=%s" % (run, t, load()), flush=True)
     return t

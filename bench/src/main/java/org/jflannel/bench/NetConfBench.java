@@ -10,7 +10,7 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;
 
-/** {@code NetConf.parse} of kube-flannel's net-conf.json (manifests/configmap.yml, REFERENCE §10), in kube mode. */
+/** {@code NetConf.parse} of kube-flannel's net-conf.json (manifests/base/configmap.yml, REFERENCE §10), in kube mode. */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)

@@ -7,13 +7,15 @@ import java.util.Optional;
 import org.jflannel.flanneld.config.FlagParser;
 import org.jflannel.flanneld.config.Options;
 import org.jflannel.flanneld.daemon.Daemon;
+import org.jflannel.flanneld.install.InstallCommand;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * {@code flanneld}: parses the flags and {@code FLANNELD_*} variables, then runs the {@link Daemon}.
  * Exit codes (REFERENCE §9.3): 0 after a clean stop, {@code -h} or {@code --version}; 1 for a bad
- * flag or variable (Ours), an invalid option, or any fatal start-up error.
+ * flag or variable (Ours), an invalid option, or any fatal start-up error. {@code install-cni-plugin} and
+ * {@code install-cni-conf} are the init containers' subcommands ({@link InstallCommand}).
  */
 public final class Main {
     private Main() {
@@ -24,6 +26,11 @@ public final class Main {
     }
 
     static int run(List<String> args, Map<String, String> env, PrintStream err) {
+        // the init containers' subcommands, before any flag parsing (their arguments are not flags)
+        Optional<Integer> installed = InstallCommand.run(args, env, err);
+        if (installed.isPresent()) {
+            return installed.get();
+        }
         FlagParser.Outcome outcome = FlagParser.parse(args, env);
         if (outcome instanceof FlagParser.Outcome.Help help) {
             err.print(help.text());

@@ -12,11 +12,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-/** {@code manifests/rbac.yml}, parsed with fabric8's own YAML loader, and what its ClusterRole allows. */
+/** {@code manifests/base/rbac.yml}, parsed with fabric8's own YAML loader, and what its ClusterRole allows. */
 final class RbacManifest {
 
     /** The module runs tests from {@code subnet/}; the manifests are beside it. */
-    static final Path FILE = Path.of("..", "manifests", "rbac.yml");
+    static final Path FILE = Path.of("..", "manifests", "base", "rbac.yml");
 
     final List<HasMetadata> objects;
 
@@ -47,6 +47,30 @@ final class RbacManifest {
             }
         }
         return false;
+    }
+
+    /** What the flannel ClusterRole grants, one {@code "verb group/resource"} per verb and resource ({@code ""} = core). */
+    java.util.SortedSet<String> grants() {
+        java.util.SortedSet<String> out = new java.util.TreeSet<>();
+        for (PolicyRule r : flannelRole().getRules()) {
+            for (String group : r.getApiGroups()) {
+                for (String resource : r.getResources()) {
+                    for (String verb : r.getVerbs()) {
+                        out.add(grant(verb, group, resource));
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The {@link #grants()} entry a recorded resource call needs. */
+    static String grant(ApiCall call) {
+        return grant(call.verb(), call.group(), call.rbacResource());
+    }
+
+    private static String grant(String verb, String group, String resource) {
+        return verb + " " + group + "/" + resource;
     }
 
     private static boolean matches(List<String> granted, String wanted) {

@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** manifests/rbac.yml is REFERENCE §10's RBAC, and the coverage check really rejects what it does not grant. */
+/** manifests/base/rbac.yml is REFERENCE §10's RBAC, and the coverage check really rejects what it does not grant. */
 class RbacManifestTest {
 
     private static KubernetesClient parser;

@@ -1,0 +1,173 @@
+package org.jflannel.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.jflannel.core.Ip4Net;
+import org.jflannel.testbase.NetnsPrivilege;
+import org.jflannel.testsupport.cluster.Cmd;
+import org.jflannel.testsupport.cluster.DaemonSetCluster;
+import org.jflannel.testsupport.cluster.HostSideCni;
+import org.jflannel.testsupport.cluster.PingMatrix;
+import org.jflannel.testsupport.cluster.UnpackedImage;
+import org.jflannel.testsupport.kube.ApiCall;
+import org.jflannel.testsupport.manifests.RenderedManifests;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The DaemonSet on fake hosts, from the image: the built OCI archive unpacked into a root file
+ * system; three node namespaces, each with a fake host root ({@code /opt/cni/bin} with Debian's
+ * bridge/host-local/portmap/loopback, {@code /etc/cni/net.d}, {@code /run/flannel}); on each, exactly
+ * what the rendered pod spec says (init containers, then kube-flannel with its env, hostNetwork),
+ * against the mock API server (Nodes with podCIDRs, in-cluster TLS and service-account token) or,
+ * for the etcd overlay, a real etcd. Then pods attached on every node by the <em>installed</em>
+ * {@code /opt/cni/bin/flannel} with the <em>installed</em> conflist, every JDK of this machine
+ * hidden, and the full pod ping matrix. Runs for {@code manifests/} and every overlay.
+ */
+@Tag("e2e")
+class DaemonSetOnFakeHostsIT {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int NODES = 3;
+    private static final int PODS_PER_NODE = 2;
+    private static Path unpackDir;
+    private static UnpackedImage image;
+
+    @BeforeAll
+    static void unpackImage() throws Exception {
+        NetnsPrivilege.require();
+        String unpacked = System.getProperty("jflannel.image.rootfs"); // an image unpacked before, for debugging
+        if (unpacked != null && !unpacked.isBlank()) {
+            image = new UnpackedImage(Path.of(unpacked), List.of(UnpackedImage.DEFAULT_PATH));
+            System.out.println("image: rootfs " + unpacked + " (-Djflannel.image.rootfs), not the built archive");
+            return;
+        }
+        Path archive = UnpackedImage.archive();
+        unpackDir = Files.createTempDirectory("jflannel-image");
+        image = UnpackedImage.unpack(archive, unpackDir);
+        System.out.println("image: " + archive + " unpacked to " + image.rootfs() + ", env " + image.env());
+    }
+
+    @AfterAll
+    static void removeRootfs() throws Exception {
+        if (unpackDir != null) {
+            org.jflannel.testsupport.image.ImageRootfs.delete(unpackDir);
+        }
+    }
+
+    /** manifests/ and every overlay; {@code -Djflannel.daemonset.only=udp} runs one (by directory name). */
+    static Stream<Path> kustomizations() throws Exception {
+        String only = System.getProperty("jflannel.daemonset.only", "");
+        return ManifestRenderIT.kustomizations().filter(p -> only.isEmpty() || p.getFileName().toString().equals(only));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kustomizations")
+    void podSpecRunFromTheImageOnThreeNodesGivesAFullPingMatrix(Path dir) throws Exception {
+        RenderedManifests m = RenderedManifests.render(dir);
+        try (DaemonSetCluster cluster = DaemonSetCluster.start(m, image, Path.of(System.getProperty("java.io.tmpdir")),
+                NODES, PODS_PER_NODE, l -> System.out.println("daemonset " + dir.getFileName() + ": " + l))) {
+            String cniConf = m.configMap("kube-flannel-cfg").getData().get("cni-conf.json");
+            JsonNode netConf = JSON.readTree(m.configMap("kube-flannel-cfg").getData().get("net-conf.json"));
+
+            assertThat(cluster.probePort()).as("probe port = --healthz-port")
+                    .isEqualTo(Integer.parseInt(ManifestChecks.flag(ManifestChecks.flannel(cluster.podSpec()), "--healthz-port")
+                            .orElseThrow()));
+            for (DaemonSetCluster.Node n : cluster.nodes()) {
+                installedPluginAndConflist(n, cniConf);
+                probesAnswer(cluster, n);
+                subnetEnvAndDevice(cluster, n, netConf);
+            }
+
+            PingMatrix matrix = cluster.pingMatrix();
+            System.out.println("daemonset " + dir.getFileName() + ": ping matrix\n" + matrix.render());
+            assertThat(cluster.pods()).hasSize(NODES * PODS_PER_NODE);
+            assertThat(matrix.failures()).as("pod pairs without an answer\n%s", matrix.render()).isEmpty();
+
+            if (cluster.kubeMode()) {
+                callsAreExactlyTheClusterRole(cluster, m);
+            }
+        }
+    }
+
+    /** install-cni-plugin and install-cni put flannel and the ConfigMap's list on the node; it needs no JDK. */
+    private static void installedPluginAndConflist(DaemonSetCluster.Node n, String cniConf) throws Exception {
+        Path plugin = n.host().path("/opt/cni/bin/flannel");
+        assertThat(plugin).as("installed plugin on %s", n.name()).isExecutable();
+        Path conflist = n.host().path("/etc/cni/net.d/10-flannel.conflist");
+        assertThat(Files.readString(conflist, StandardCharsets.UTF_8)).as("installed conflist on %s", n.name())
+                .isEqualTo(cniConf);
+        assertThat(n.cni().conflist()).isEqualTo(conflist);
+
+        Cmd.Result noJava = n.cni().run(List.of("PATH=" + HostSideCni.PATH), List.of("/bin/sh", "-c",
+                "if java -version >/dev/null 2>&1; then echo java-found; else echo no-java; fi"), null);
+        assertThat(noJava.stdout().strip()).as("a JDK visible where the plugin runs on %s", n.name()).isEqualTo("no-java");
+
+        String version = JSON.readTree(cniConf).path("cniVersion").asText();
+        Cmd.Result r = n.cni().exec("flannel", Map.of("CNI_COMMAND", "VERSION"), "{\"cniVersion\":\"" + version + "\"}")
+                .orThrow();
+        JsonNode answer = JSON.readTree(r.stdout());
+        assertThat(answer.path("supportedVersions").toString()).as("VERSION of the installed plugin on %s", n.name())
+                .contains("\"" + version + "\"");
+    }
+
+    private static void probesAnswer(DaemonSetCluster cluster, DaemonSetCluster.Node n) throws Exception {
+        DaemonSetCluster.Probe healthz = cluster.probe(n, "/healthz");
+        DaemonSetCluster.Probe readyz = cluster.probe(n, "/readyz");
+        assertThat(healthz.status()).as("/healthz on %s", n.name()).isEqualTo(200);
+        assertThat(healthz.body()).contains("flanneld is running");
+        assertThat(readyz.status()).as("/readyz on %s", n.name()).isEqualTo(200);
+        assertThat(readyz.body()).contains("flanneld is ready");
+    }
+
+    private static void subnetEnvAndDevice(DaemonSetCluster cluster, DaemonSetCluster.Node n, JsonNode netConf)
+            throws Exception {
+        Map<String, String> env = cluster.subnetEnv(n);
+        assertThat(env.get("FLANNEL_NETWORK")).as("subnet.env on %s", n.name()).isEqualTo(netConf.path("Network").asText());
+        assertThat(env.get("FLANNEL_IPMASQ")).isEqualTo("true"); // --ip-masq in the manifest's args
+        Ip4Net subnet = Ip4Net.parse(env.get("FLANNEL_SUBNET"));
+        if (cluster.kubeMode()) {
+            String podCidr = cluster.kubeNode(n.name()).path("spec").path("podCIDR").asText();
+            assertThat(subnet).as("%s's subnet.env vs its Node's podCIDR", n.name()).isEqualTo(Ip4Net.parse(podCidr));
+        }
+        String device = switch (netConf.path("Backend").path("Type").asText()) {
+            case "udp" -> "flannel0";
+            case "vxlan" -> "flannel.1";
+            default -> null; // host-gw and others: routes only
+        };
+        if (device != null) {
+            assertThat(Cmd.run(Duration.ofSeconds(10), List.of("ip", "-n", n.namespace(), "link", "show", device)).ok())
+                    .as("%s on %s", device, n.name()).isTrue();
+        }
+    }
+
+    /** The daemons' real requests need every grant of the rendered ClusterRole, and nothing beyond it. */
+    private static void callsAreExactlyTheClusterRole(DaemonSetCluster cluster, RenderedManifests m) {
+        SortedSet<String> used = cluster.apiCalls().stream().filter(c -> !c.resource().isEmpty())
+                .map(c -> c.verb() + " " + c.group() + "/" + c.rbacResource()).collect(Collectors.toCollection(TreeSet::new));
+        SortedSet<String> granted = new TreeSet<>();
+        for (PolicyRule r : m.one(ClusterRole.class, "flannel").getRules()) {
+            r.getApiGroups().forEach(g -> r.getResources().forEach(res -> r.getVerbs().forEach(v -> granted.add(v + " " + g + "/" + res))));
+        }
+        System.out.println("daemonset: API calls of the daemons " + used + ", ClusterRole " + granted);
+        assertThat(used).as("calls made by kube-flannel vs ClusterRole flannel").containsExactlyElementsOf(granted);
+        List<ApiCall> patches = cluster.apiCalls().stream().filter(c -> c.verb().equals("patch")).toList();
+        assertThat(patches).isNotEmpty().allSatisfy(c -> assertThat(c.contentType()).startsWith("application/strategic-merge-patch+json"));
+    }
+}

@@ -1,0 +1,109 @@
+package org.jflannel.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.jflannel.testsupport.cluster.ClusterOptions;
+import org.jflannel.testsupport.manifests.RenderedManifests;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * {@code kubectl kustomize} (the operator's {@code kubectl apply -k}) renders {@code manifests/} and
+ * every directory under {@code manifests/overlays}; each rendered object parses with fabric8's model
+ * types and the cross-references hold ({@link ManifestChecks}); the kustomization's one
+ * {@code images:} entry sets every container's image. Needs kubectl (bin/setup installs Debian's
+ * kubernetes-client when none is present).
+ */
+@Tag("e2e")
+class ManifestRenderIT {
+    static final Path MANIFESTS = ClusterOptions.findProjectRoot().resolve("manifests");
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+    /** manifests/ itself, then every overlay. */
+    static Stream<Path> kustomizations() throws Exception {
+        List<Path> all = new ArrayList<>(List.of(MANIFESTS));
+        all.addAll(RenderedManifests.overlays(MANIFESTS));
+        return all.stream();
+    }
+
+    @Test
+    void theUdpAndEtcdOverlaysExist() throws Exception {
+        assertThat(RenderedManifests.overlays(MANIFESTS)).extracting(p -> p.getFileName().toString())
+                .contains("udp", "etcd");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kustomizations")
+    void rendersParsesAndEveryCrossReferenceHolds(Path dir) throws Exception {
+        RenderedManifests m = RenderedManifests.render(dir);
+
+        assertThat(m.names()).contains("Namespace/kube-flannel", "ServiceAccount/flannel", "ClusterRole/flannel",
+                "ClusterRoleBinding/flannel", "ConfigMap/kube-flannel-cfg", "DaemonSet/kube-flannel-ds");
+        assertThat(ManifestChecks.all(m)).as("cross-reference problems in %s", dir).isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kustomizations")
+    void everyContainerRunsTheImageOfTheImagesEntry(Path dir) throws Exception {
+        JsonNode entry = imagesEntry();
+        String expected = entry.path("newName").asText() + ":" + entry.path("newTag").asText();
+
+        PodSpec pod = ManifestChecks.pod(RenderedManifests.render(dir));
+
+        assertThat(ManifestChecks.containers(pod).map(Container::getImage)).as("images in %s", dir)
+                .isNotEmpty().allMatch(expected::equals);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kustomizations")
+    void changingTheOneImagesLineRewritesEveryContainer(Path dir, @TempDir Path tmp) throws Exception {
+        // what an operator does: a kustomization on top that names another registry and tag (or the same
+        // edit in base/kustomization.yaml); nothing in the pod spec may keep the old image. (kustomize takes
+        // bases by relative path only.)
+        String name = imagesEntry().path("name").asText();
+        Files.writeString(tmp.resolve("kustomization.yaml"), "bases:\n  - " + tmp.toAbsolutePath().relativize(dir.toAbsolutePath()) + "\nimages:\n"
+                + "  - name: " + name + "\n    newName: registry.test/mirror/jflannel\n    newTag: \"t1\"\n",
+                StandardCharsets.UTF_8);
+
+        PodSpec pod = ManifestChecks.pod(RenderedManifests.render(tmp));
+
+        assertThat(ManifestChecks.containers(pod).map(Container::getImage)).as("images in %s re-tagged", dir)
+                .isNotEmpty().allMatch("registry.test/mirror/jflannel:t1"::equals);
+    }
+
+    @Test
+    void theKubeFlannelPodSpecRunsTheContractsCommands() throws Exception {
+        PodSpec pod = ManifestChecks.pod(RenderedManifests.render(MANIFESTS));
+
+        assertThat(pod.getInitContainers()).extracting(Container::getName, Container::getCommand).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("install-cni-plugin",
+                        List.of("/opt/jflannel/bin/flanneld", "install-cni-plugin", "/opt/cni/bin")),
+                org.assertj.core.groups.Tuple.tuple("install-cni", List.of("/opt/jflannel/bin/flanneld", "install-cni-conf",
+                        "/etc/kube-flannel/cni-conf.json", "/etc/cni/net.d/10-flannel.conflist")));
+        Container main = ManifestChecks.flannel(pod);
+        assertThat(main.getCommand()).containsExactly("/opt/jflannel/bin/flanneld");
+        assertThat(main.getArgs()).containsExactly("--ip-masq", "--kube-subnet-mgr", "--healthz-port=8081");
+        assertThat(main.getResources().getRequests()).containsKeys("cpu", "memory");
+    }
+
+    /** The {@code images:} entry of manifests/base/kustomization.yaml (there must be exactly one). */
+    private static JsonNode imagesEntry() throws Exception {
+        JsonNode k = YAML.readTree(MANIFESTS.resolve("base/kustomization.yaml").toFile());
+        assertThat(k.path("images")).as("images: in base/kustomization.yaml").hasSize(1);
+        return k.path("images").get(0);
+    }
+}

@@ -1,0 +1,184 @@
+package org.jflannel.e2e.image;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.jflannel.testsupport.cluster.Cmd;
+import org.jflannel.testsupport.image.ImageRootfs;
+import org.jflannel.testsupport.image.ImageRootfs.Bind;
+import org.jflannel.testsupport.netns.NetnsNames;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The built image (packaging/target/jflannel-image.oci.tar), unpacked with umoci: its layout, flanneld
+ * and the CNI plugin running inside it (chroot), its AppCDS archives mapping, the installed plugin
+ * running on a host without Java, the bundle's minimum glibc, and the iptables mode choice.
+ */
+@Tag("e2e")
+class ImageIT {
+    private static final Duration WITHIN = Duration.ofSeconds(120);
+    private static final String VERSION_CONF = "{\"cniVersion\":\"1.0.0\",\"name\":\"cbr0\",\"type\":\"flannel\"}";
+    private static UnpackedImage image;
+
+    @TempDir
+    Path host;
+
+    @BeforeAll
+    static void unpack() throws Exception {
+        image = new UnpackedImage();
+    }
+
+    @AfterAll
+    static void remove() throws Exception {
+        if (image != null) {
+            image.close();
+        }
+    }
+
+    @Test
+    void layoutIsTheContracts() throws Exception {
+        Path r = image.rootfs;
+        String bundle = image.bundle();
+        assertThat(r.resolve("opt/jflannel/bin/flanneld")).isExecutable();
+        assertThat(r.resolve("opt/jflannel/jre/bin/java")).isExecutable();
+        assertThat(r.resolve("opt/jflannel/app/flanneld.jar")).isRegularFile();
+        assertThat(r.resolve("opt/jflannel/app/flanneld-etcd.jsa")).isRegularFile();
+        assertThat(r.resolve("opt/jflannel/app/flanneld-kube.jsa")).isRegularFile();
+        assertThat(r.resolve("opt/jflannel/cni/flannel")).isExecutable();
+        assertThat(Files.readString(r.resolve("opt/jflannel/cni/flannel"))).contains(bundle);
+        Path b = r.resolve("opt/jflannel/cni").resolve(bundle);
+        assertThat(b.resolve("jre/bin/java")).isExecutable();
+        assertThat(b.resolve("cni-flannel.jar")).isRegularFile();
+        assertThat(b.resolve("lib/core.jar")).isRegularFile();
+        assertThat(b.resolve("flannel.jsa")).isRegularFile();
+        assertThat(Files.readSymbolicLink(r.resolve("usr/sbin/iptables")).toString()).isEqualTo("iptables-wrapper");
+        assertThat(Files.readSymbolicLink(r.resolve("usr/sbin/iptables-restore")).toString()).isEqualTo("iptables-wrapper");
+        assertThat(r.resolve("usr/sbin/xtables-nft-multi")).isExecutable();
+        assertThat(r.resolve("usr/sbin/xtables-legacy-multi")).isExecutable();
+        assertThat(r.resolve("usr/sbin/nft")).isExecutable();
+        assertThat(r.resolve("etc/ssl/certs/ca-certificates.crt")).isRegularFile();
+        assertThat(Files.readString(r.resolve("etc/os-release"))).contains("bookworm");
+    }
+
+    @Test
+    void flanneldRunsInTheImageWithItsArchivesMapped() throws Exception {
+        Cmd.Result version = ImageRootfs.run(image.rootfs, List.of(), Map.of(), List.of("/opt/jflannel/bin/flanneld", "--version"), WITHIN, null);
+        assertThat(version.exitCode()).as(version.stderr()).isZero();
+        assertThat(version.stderr()).contains("0.1.0");
+        // -Xshare:on: the JVM refuses to start when an archive does not map (instead of running without)
+        for (List<String> mode : List.of(List.of("--version"), List.of("--kube-subnet-mgr", "--version"))) {
+            List<String> argv = new java.util.ArrayList<>(List.of("/opt/jflannel/bin/flanneld"));
+            argv.addAll(mode);
+            Cmd.Result r = ImageRootfs.run(image.rootfs, List.of(),
+                    Map.of("FLANNELD_JAVA_OPTS", "-Xshare:on -Xlog:class+load=info:file=/tmp/classload.log"), argv, WITHIN, null);
+            assertThat(r.exitCode()).as("%s: %s", mode, r.stderr()).isZero();
+            // mapped whole: no "[cds]" complaint (e.g. module options differing from the dump's)
+            assertThat(r.stderr()).as(mode.toString()).doesNotContain("[cds]");
+            String log = Files.readString(image.rootfs.resolve("tmp/classload.log"));
+            assertThat(log).as(mode.toString()).containsPattern("org\\.jflannel\\.flanneld\\.Main source: shared objects file");
+        }
+    }
+
+    @Test
+    void installSubcommandsWorkInTheImage() throws Exception {
+        Path cniBin = Files.createDirectories(host.resolve("opt/cni/bin"));
+        Path netd = Files.createDirectories(host.resolve("etc/cni/net.d"));
+        Path cfg = Files.createDirectories(host.resolve("cfg"));
+        Files.writeString(cfg.resolve("cni-conf.json"), "{\"name\":\"cbr0\",\"cniVersion\":\"1.0.0\",\"plugins\":[{\"type\":\"flannel\"}]}");
+
+        Cmd.Result plugin = ImageRootfs.run(image.rootfs, List.of(Bind.of(cniBin, "/opt/cni/bin")), Map.of(),
+                List.of("/opt/jflannel/bin/flanneld", "install-cni-plugin", "/opt/cni/bin"), WITHIN, null);
+        assertThat(plugin.exitCode()).as(plugin.stderr()).isZero();
+        Cmd.Result conf = ImageRootfs.run(image.rootfs, List.of(Bind.of(netd, "/etc/cni/net.d"), new Bind(cfg, "/etc/kube-flannel", true)),
+                Map.of(), List.of("/opt/jflannel/bin/flanneld", "install-cni-conf", "/etc/kube-flannel/cni-conf.json",
+                        "/etc/cni/net.d/10-flannel.conflist"), WITHIN, null);
+        assertThat(conf.exitCode()).as(conf.stderr()).isZero();
+        assertThat(netd.resolve("10-flannel.conflist")).hasSameTextualContentAs(cfg.resolve("cni-conf.json"));
+        assertThat(cniBin.resolve("flannel")).isExecutable();
+        assertThat(cniBin.resolve(image.bundle()).resolve("jre/bin/java")).isExecutable();
+
+        // the installed plugin on the "host": no JAVA_HOME, no PATH to any JDK (nothing on PATH at all)
+        Cmd.Result v = Cmd.run(WITHIN, List.of("env", "-i", "PATH=/nonexistent", "CNI_COMMAND=VERSION",
+                cniBin.resolve("flannel").toString()), Map.of(), VERSION_CONF);
+        assertThat(v.exitCode()).as(v.stderr()).isZero();
+        assertThat(v.stdout()).contains("\"supportedVersions\"").contains("1.0.0");
+
+        // at /opt/cni/bin (where the init container mounts the host's directory) the plugin's archive maps:
+        // -Xshare:on would fail otherwise
+        Cmd.Result mapped = ImageRootfs.run(image.rootfs, List.of(Bind.of(cniBin, "/opt/cni/bin")),
+                Map.of("CNI_COMMAND", "VERSION", "JFLANNEL_JAVA_OPTS", "-Xshare:on"), List.of("/opt/cni/bin/flannel"), WITHIN, VERSION_CONF);
+        assertThat(mapped.exitCode()).as(mapped.stderr()).isZero();
+        assertThat(mapped.stdout()).contains("\"supportedVersions\"");
+
+        // and the image's own copy (a path the archive was not dumped for) runs without it, silently
+        Cmd.Result inImage = ImageRootfs.run(image.rootfs, List.of(), Map.of("CNI_COMMAND", "VERSION"),
+                List.of("/opt/jflannel/cni/flannel"), WITHIN, VERSION_CONF);
+        assertThat(inImage.exitCode()).as(inImage.stderr()).isZero();
+        assertThat(inImage.stdout()).contains("\"supportedVersions\"");
+        assertThat(inImage.stderr()).isEmpty();
+    }
+
+    @Test
+    void cniBundleNeedsOnlyAnOldGlibc() throws Exception {
+        Path bundle = image.rootfs.resolve("opt/jflannel/cni").resolve(image.bundle());
+        int[] glibc = UnpackedImage.minimumGlibc(bundle);
+        System.out.printf("CNI bundle %s: minimum glibc %d.%d%n", bundle.getFileName(), glibc[0], glibc[1]);
+        // Temurin builds against glibc 2.17 (CentOS 7): the hosts Kubernetes runs on all have that
+        assertThat(glibc[0]).isEqualTo(2);
+        assertThat(glibc[1]).isBetween(2, 17);
+        assertThat(Files.readString(bundle.resolve("GLIBC_MIN")).strip()).isEqualTo(glibc[0] + "." + glibc[1]);
+    }
+
+    @Test
+    void iptablesFollowsTheModeTheHostUses() throws Exception {
+        String empty = NetnsNames.unique("iptn");
+        String legacy = NetnsNames.unique("iptl");
+        Cmd.run(WITHIN, List.of("ip", "netns", "add", empty)).orThrow();
+        try {
+            Cmd.run(WITHIN, List.of("ip", "netns", "add", legacy)).orThrow();
+            // no rules at all: nft (upstream's default)
+            resetWrapper();
+            Cmd.Result nft = inImage(empty, List.of("iptables", "-t", "filter", "-S"));
+            assertThat(nft.exitCode()).as(nft.stderr()).isZero();
+            assertThat(nft.stderr()).contains("iptables-nft");
+            assertThat(Files.readSymbolicLink(image.rootfs.resolve("usr/sbin/iptables")).toString()).isEqualTo("xtables-nft-multi");
+            assertThat(Files.readSymbolicLink(image.rootfs.resolve("usr/sbin/iptables-restore")).toString()).isEqualTo("xtables-nft-multi");
+
+            // kubelet's hint chain made by legacy iptables: legacy, and the command sees the host's chain
+            Cmd.run(WITHIN, List.of("ip", "netns", "exec", legacy, "iptables-legacy", "-t", "mangle", "-N", "KUBE-IPTABLES-HINT")).orThrow();
+            resetWrapper();
+            Cmd.Result l = inImage(legacy, List.of("iptables", "-t", "mangle", "-S"));
+            assertThat(l.exitCode()).as(l.stderr()).isZero();
+            assertThat(l.stdout()).contains("-N KUBE-IPTABLES-HINT");
+            assertThat(Files.readSymbolicLink(image.rootfs.resolve("usr/sbin/iptables-save")).toString()).isEqualTo("xtables-legacy-multi");
+            assertThat(Files.readSymbolicLink(image.rootfs.resolve("usr/sbin/ip6tables")).toString()).isEqualTo("xtables-legacy-multi");
+        } finally {
+            resetWrapper();
+            Cmd.run(WITHIN, List.of("ip", "netns", "del", empty));
+            Cmd.run(WITHIN, List.of("ip", "netns", "del", legacy));
+        }
+    }
+
+    /** Runs argv inside the image, in network namespace {@code ns} (a hostNetwork pod on that "node"). */
+    private static Cmd.Result inImage(String ns, List<String> argv) throws Exception {
+        List<String> cmd = new java.util.ArrayList<>(List.of("ip", "netns", "exec", ns));
+        cmd.addAll(ImageRootfs.command(image.rootfs, List.of(), Map.of(), argv));
+        return Cmd.run(WITHIN, cmd);
+    }
+
+    private static void resetWrapper() throws Exception {
+        for (String cmd : List.of("iptables", "iptables-save", "iptables-restore", "ip6tables", "ip6tables-save", "ip6tables-restore")) {
+            Path link = image.rootfs.resolve("usr/sbin").resolve(cmd);
+            Files.deleteIfExists(link);
+            Files.createSymbolicLink(link, Path.of("iptables-wrapper"));
+        }
+    }
+}
