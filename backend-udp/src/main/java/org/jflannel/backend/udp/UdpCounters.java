@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What the packet paths did, for metrics and tests: packets each way, ICMP replies sent, drops by
- * reason. Updated from the TUN reader and the socket's event loop at once, hence LongAdders.
+ * reason. Updated from the TUN readers and the socket readers at once, hence LongAdders.
  */
 public final class UdpCounters {
 
@@ -52,7 +52,11 @@ public final class UdpCounters {
     }
 
     void received(int bytes) {
-        fromPeers.increment();
+        received(bytes, 1);
+    }
+
+    void received(long bytes, int packets) {
+        fromPeers.add(packets);
         fromPeersBytes.add(bytes);
     }
 
