@@ -95,6 +95,9 @@ final class SocketReader implements AutoCloseable {
         ByteBuffer data = batch.data();
         long bytes = 0;
         int packets = 0;
+        int trains = 0;
+        long mergedBefore = coalescer.mergedSegments();
+        long writesBefore = coalescer.packetsWritten();
         for (int i = 0; i < n; i++) {
             int start = batch.offset(i);
             int len = batch.length(i);
@@ -105,6 +108,9 @@ final class SocketReader implements AutoCloseable {
             }
             int sender = batch.senderAddress(i);
             int step = Math.max(1, batch.segmentSize(i));
+            if (step < len) {
+                trains++;
+            }
             for (int at = start, end = start + len; at < end; at += step) {
                 int seg = Math.min(step, end - at);
                 if (path.inbound(data, at, seg, sender)) {
@@ -117,6 +123,7 @@ final class SocketReader implements AutoCloseable {
         }
         coalescer.flush();
         path.counters().received(bytes, packets);
+        path.counters().batch(trains, coalescer.mergedSegments() - mergedBefore, coalescer.packetsWritten() - writesBefore);
     }
 
     private void write(IoVec packet) {

@@ -82,7 +82,9 @@ public final class UdpNetwork implements Network {
         }
         closed = true;
         closeAll(readers, sockets, queues);
-        LOG.info("udp network closed dev={}", deviceName());
+        UdpCounters c = path.counters();
+        LOG.info("udp network closed dev={} toPeers={} fromPeers={} groTrains={} coalesced={} tunWrites={}", deviceName(),
+                c.packetsToPeers(), c.packetsFromPeers(), c.groTrains(), c.segmentsCoalesced(), c.tunWrites());
     }
 
     /** Reader threads first (they use the descriptors), then sockets, then the TUN queues. */
