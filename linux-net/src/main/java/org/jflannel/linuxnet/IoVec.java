@@ -90,7 +90,12 @@ public final class IoVec {
 
     /** Copies all pieces, in order, into {@code out} at its position (for tests and slow paths). */
     public void gather(ByteBuffer out) {
-        for (int i = 0; i < count; i++) {
+        gather(0, count, out);
+    }
+
+    /** Copies pieces {@code [from, from + n)}, in order, into {@code out} at its position. */
+    public void gather(int from, int n, ByteBuffer out) {
+        for (int i = from; i < from + n; i++) {
             out.put(out.position(), buffers[i], offsets[i], lengths[i]);
             out.position(out.position() + lengths[i]);
         }

@@ -22,6 +22,12 @@ import org.slf4j.LoggerFactory;
  * Nothing a packet does stops the loop.
  */
 final class TunReader implements AutoCloseable {
+
+    /** Where datagrams go: {@link UdpBatchSocket#send} itself, or (for comparison) a {@link HandoffSender}. */
+    interface Out {
+        boolean send(IoVec iov, int from, int count, int segmentSize, int address, int port) throws NetlinkException;
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(TunReader.class);
     static final int POLL_MILLIS = 200;
     static final int MAX_PACKET = 65535;
@@ -32,7 +38,7 @@ final class TunReader implements AutoCloseable {
 
     private final TunDevice tun;
     private final PacketPath path;
-    private final UdpBatchSocket socket;
+    private final Out socket;
     private final int hdr;
     private final Thread thread;
     /** What read() fills: [virtio_net_hdr when offloading][IP packet]; {@link #packet} views the IP packet. */
@@ -45,7 +51,7 @@ final class TunReader implements AutoCloseable {
     private boolean gso;
     private volatile boolean stopped;
 
-    private TunReader(TunDevice tun, int queue, boolean vnetHdr, boolean gso, PacketPath path, UdpBatchSocket socket) {
+    private TunReader(TunDevice tun, int queue, boolean vnetHdr, boolean gso, PacketPath path, Out socket) {
         this.tun = tun;
         this.path = path;
         this.socket = socket;
@@ -61,7 +67,7 @@ final class TunReader implements AutoCloseable {
      * @param vnetHdr the TUN was opened with IFF_VNET_HDR (offloads on)
      * @param gso     the socket may send with UDP_SEGMENT
      */
-    static TunReader start(TunDevice tun, int queue, boolean vnetHdr, boolean gso, PacketPath path, UdpBatchSocket socket) {
+    static TunReader start(TunDevice tun, int queue, boolean vnetHdr, boolean gso, PacketPath path, Out socket) {
         TunReader r = new TunReader(tun, queue, vnetHdr, gso, path, socket);
         r.thread.start();
         return r;

@@ -123,7 +123,14 @@ public final class UdpBackend implements Backend {
                         opts.coalesce(), ext.mtu(), path));
             }
             for (int i = 0; i < queues.size(); i++) {
-                readers.add(TunReader.start(queues.get(i), i, vnetHdr, gso, path, sockets.get(i % sockets.size())));
+                UdpBatchSocket s = sockets.get(i % sockets.size());
+                TunReader.Out out = s::send;
+                if (opts.txHandoff()) {
+                    HandoffSender h = new HandoffSender(s, i, path);
+                    readers.add(h);
+                    out = h;
+                }
+                readers.add(TunReader.start(queues.get(i), i, vnetHdr, gso, path, out));
             }
             UdpNetwork network = new UdpNetwork(lease, mtu, port, queues, sockets, readers, path);
             LOG.info("udp network registered lease={} dev={} mtu={} bind={}:{} queues={} sockets={} offload={} gso={} gro={} coalesce={}",

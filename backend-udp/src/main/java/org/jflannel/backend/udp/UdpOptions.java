@@ -11,8 +11,10 @@ import org.jflannel.core.ConfigException;
  * {@code JFLANNEL_UDP_GRO} (UDP GRO on the socket), {@code JFLANNEL_UDP_COALESCE} (received TCP
  * segments merged into super-packets; needs the offloads), {@code JFLANNEL_UDP_QUEUES} (TUN queues
  * and SO_REUSEPORT sockets, one reader thread each). All off and one queue is upstream's plain path.
+ * {@code JFLANNEL_UDP_TX_HANDOFF} (off by default) brings back the former hand-off of every send to a
+ * sender thread, for the benchmark's comparison only.
  */
-public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues) {
+public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues, boolean txHandoff) {
     static final int MAX_QUEUES = 16;
 
     public UdpOptions {
@@ -23,17 +25,22 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
 
     /** Everything on; one queue per CPU (at most 4). */
     public static UdpOptions defaults() {
-        return new UdpOptions(true, true, true, defaultQueues());
+        return new UdpOptions(true, true, true, defaultQueues(), false);
+    }
+
+    public UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues) {
+        this(offload, gro, coalesce, queues, false);
     }
 
     /** Upstream's path: one packet per read, write and datagram; one queue. */
     public static UdpOptions plain() {
-        return new UdpOptions(false, false, false, 1);
+        return new UdpOptions(false, false, false, 1, false);
     }
 
     public static UdpOptions fromEnvironment(Map<String, String> env) throws ConfigException {
         return new UdpOptions(flag(env, "JFLANNEL_UDP_OFFLOAD"), flag(env, "JFLANNEL_UDP_GRO"),
-                flag(env, "JFLANNEL_UDP_COALESCE"), queues(env, "JFLANNEL_UDP_QUEUES"));
+                flag(env, "JFLANNEL_UDP_COALESCE"), queues(env, "JFLANNEL_UDP_QUEUES"),
+                flag(env, "JFLANNEL_UDP_TX_HANDOFF", false));
     }
 
     static int defaultQueues() {
@@ -41,9 +48,13 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
     }
 
     private static boolean flag(Map<String, String> env, String name) throws ConfigException {
+        return flag(env, name, true);
+    }
+
+    private static boolean flag(Map<String, String> env, String name, boolean dflt) throws ConfigException {
         String v = env.get(name);
         if (v == null || v.isBlank()) {
-            return true;
+            return dflt;
         }
         return switch (v.strip().toLowerCase(Locale.ROOT)) {
             case "1", "true", "on", "yes" -> true;
@@ -70,6 +81,7 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
 
     @Override
     public String toString() {
-        return "offload=" + offload + " gro=" + gro + " coalesce=" + coalesce + " queues=" + queues;
+        return "offload=" + offload + " gro=" + gro + " coalesce=" + coalesce + " queues=" + queues
+                + (txHandoff ? " txHandoff=true" : "");
     }
 }

@@ -43,6 +43,7 @@ class UdpTwoNodesIT {
                 new UdpOptions(true, true, true, 1),    // all on, one queue
                 new UdpOptions(true, false, true, 2),   // no GRO: recvmmsg slots, still coalesced
                 new UdpOptions(true, true, false, 1),   // GRO trains written segment by segment
+                new UdpOptions(true, true, true, 1, true), // sends handed to a sender thread (comparison only)
                 new UdpOptions(false, false, false, 1)); // upstream's plain path
     }
 
