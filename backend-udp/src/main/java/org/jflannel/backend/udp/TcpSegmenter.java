@@ -43,7 +43,7 @@ final class TcpSegmenter {
      * full segment (0 when {@code p} is no TCP packet to cut, or would make more than
      * {@link #MAX_SEGMENTS} segments).
      */
-    static int plan(ByteBuffer p, int gsoSize, ByteBuffer hdrs, IoVec iov) {
+    static int plan(ByteBuffer p, int gsoSize, ByteBuffer hdrs, IoVec iov, Checksum checksum) {
         int ihl = Ipv4.headerLength(p);
         if (Ipv4.protocol(p) != PROTO_TCP || gsoSize <= 0 || p.limit() < ihl + 20) {
             return 0;
@@ -82,7 +82,7 @@ final class TcpSegmenter {
             hdrs.putShort(pos + 10, (short) Ipv4.internetChecksum(hdrs, pos, ihl));
             int tcp = pos + ihl;
             hdrs.putShort(tcp + 16, (short) 0);
-            long sum = pseudoHeaderSum(hdrs, pos, thl + len) + Ipv4.sum(hdrs, tcp, thl) + Ipv4.sum(p, data, len);
+            long sum = pseudoHeaderSum(hdrs, pos, thl + len) + Ipv4.sum(hdrs, tcp, thl) + checksum.sum(p, data, len);
             while ((sum >>> 16) != 0) {
                 sum = (sum & 0xffff) + (sum >>> 16);
             }

@@ -42,6 +42,7 @@ final class TrainCoalescer {
     private final boolean merge;
     private final Sink sink;
     private final IoVec iov = new IoVec(MAX_SEGMENTS + 2);
+    private final Checksum checksum = new Checksum();
     private final ByteBuffer plainHdr = ByteBuffer.allocateDirect(VnetHdr.LENGTH);
     private final ByteBuffer gsoHdr = ByteBuffer.allocateDirect(VnetHdr.LENGTH);
 
@@ -131,14 +132,14 @@ final class TrainCoalescer {
     }
 
     /** Could start or join a merged packet: plain IPv4 header, a data segment with ACK (PSH), a good checksum. */
-    private static boolean mergeable(ByteBuffer b, int at, int len, int ihl) {
+    private boolean mergeable(ByteBuffer b, int at, int len, int ihl) {
         if (ihl != Ipv4.MIN_HEADER || (b.getShort(at + 6) & 0x3fff) != 0) {
             return false;
         }
         int thl = tcpHeaderLength(b, at + ihl);
         int flags = b.get(at + ihl + 13) & 0xff;
         return thl >= 20 && len > ihl + thl && (flags & ~(ACK | PSH)) == 0 && (flags & ACK) != 0
-                && checksumVerifies(b, at, ihl, len);
+                && checksumVerifies(b, at, ihl, len, checksum);
     }
 
     private boolean continues(int f, ByteBuffer b, int at, int len, int ihl) {
@@ -275,8 +276,8 @@ final class TrainCoalescer {
         return ((b.get(tcp + 12) & 0xf0) >>> 4) * 4;
     }
 
-    static boolean checksumVerifies(ByteBuffer b, int at, int ihl, int len) {
-        long sum = pseudoHeaderSum(b, at, len - ihl) + Ipv4.sum(b, at + ihl, len - ihl);
+    static boolean checksumVerifies(ByteBuffer b, int at, int ihl, int len, Checksum checksum) {
+        long sum = pseudoHeaderSum(b, at, len - ihl) + checksum.sum(b, at + ihl, len - ihl);
         return fold(sum) == 0xffff;
     }
 

@@ -48,6 +48,7 @@ final class TunReader implements AutoCloseable {
     private final ByteBuffer icmp;
     private final ByteBuffer headers = ByteBuffer.allocateDirect(TcpSegmenter.MAX_SEGMENTS * TcpSegmenter.HEADER_SLOT);
     private final IoVec iov = new IoVec(2 * TcpSegmenter.MAX_SEGMENTS);
+    private final Checksum checksum = new Checksum();
     private boolean gso;
     private volatile boolean stopped;
 
@@ -144,7 +145,7 @@ final class TunReader implements AutoCloseable {
             }
             return;
         }
-        int full = TcpSegmenter.plan(packet, VnetHdr.gsoSize(raw), headers, iov);
+        int full = TcpSegmenter.plan(packet, VnetHdr.gsoSize(raw), headers, iov, checksum);
         if (full == 0) {
             path.drop(Drop.MALFORMED, "packet from tun dropped reason=cannot-segment length={}", packet.limit());
             return;

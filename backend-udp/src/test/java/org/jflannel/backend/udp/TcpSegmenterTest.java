@@ -101,7 +101,7 @@ class TcpSegmenterTest {
     static int segment(ByteBuffer sp, int gso, ByteBuffer out) {
         IoVec iov = new IoVec(2 * TcpSegmenter.MAX_SEGMENTS);
         ByteBuffer headers = ByteBuffer.allocateDirect(TcpSegmenter.MAX_SEGMENTS * TcpSegmenter.HEADER_SLOT);
-        int full = TcpSegmenter.plan(sp, gso, headers, iov);
+        int full = TcpSegmenter.plan(sp, gso, headers, iov, new Checksum());
         out.clear();
         if (full > 0) {
             iov.gather(out);
