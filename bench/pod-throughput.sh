@@ -9,6 +9,12 @@
 #                                                     address, no device; the baseline (b) becomes the same
 #                                                     plain routed veth path configured by hand: a route to
 #                                                     the peer's pod subnet via its eth0 address, pod MTU 1500)
+#   STREAMS="1 4"                                    (iperf3 -P per run, each measured for flannel and kernel; default 1)
+#   JFLANNEL_UDP_GRO=0 ... (and _COALESCE, _QUEUES, _OFFLOAD) reach flanneld through the environment: one
+#                                                     udp fast-path technique off per invocation (docs/configuration.md)
+#   FLANNELD_JAVA_OPTS=...                           extra JVM options for flanneld (e.g. C2: -XX:TieredStopAtLevel=4)
+# Every run also reports CPU: cpu_busy = busy cores of the whole machine during the run (/proc/stat), and for
+# the flannel variants cpu_fa/cpu_fb = cores used by the two flanneld processes; each also per Gbit/s.
 #
 # (a) flannel: node namespaces A and B joined by a veth underlay (192.0.2.1/.2, MTU 1500), a real
 #     etcd in A, a real flanneld (bin/flanneld, --ip-masq, as kube-flannel runs it) in each node, and
@@ -37,7 +43,9 @@ ID=$(printf '%05d' $(( (RANDOM * 32768 + RANDOM) % 100000 )))
 P="jftp$ID"                     # namespaces: ${P}a ${P}b (flannel nodes), ${P}pa ${P}pb (their pods),
 D=$(mktemp -d "/tmp/jflannel-bench-$P.XXXX")   # ${P}c ${P}d (kernel nodes), ${P}pc ${P}pd (their pods)
 PIDS=()
+FL_PIDS=()   # flanneld: (a) A B, then (a') G H
 NSS=()
+STREAMS=${STREAMS:-1}
 
 cleanup() {
     set +e
@@ -91,6 +99,7 @@ flannel_pair() { # nsX nsY dir ipmasq(1/0): etcd in X, flanneld in both (with --
             $([ "$BACKEND" = udp ] && echo --healthz-port=8081) \
             $([ "$masq" = 1 ] && echo --ip-masq) --subnet-file="$dir/$n/subnet.env" >"$dir/$n/flanneld.log" 2>&1 &
         PIDS+=($!)
+        FL_PIDS+=($!)
     done
     for n in "$x" "$y"; do
         wait_for "flanneld $n subnet.env" 90 test -s "$dir/$n/subnet.env"
@@ -220,18 +229,32 @@ if [ "$NOMASQ" = 1 ]; then
 fi
 
 R_F=(); R_K=(); R_I=(); R_N=()
-run() { # variant client-ns server-ip round
-    local json gbps retr
-    json=$(timeout $((SECS + 30)) ip netns exec "$2" iperf3 -c "$3" -p 5201 -t "$SECS" -J)
+busy() { awk '/^cpu /{print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8}' /proc/stat; }   # busy total (jiffies)
+ptime() { awk '{print $14+$15}' "/proc/$1/stat" 2>/dev/null || echo 0; }            # utime+stime of a pid
+run() { # variant client-ns server-ip round streams [flanneld-pid-a flanneld-pid-b]
+    local json gbps retr b0 t0 b1 t1 fa0=0 fb0=0 fa1=0 fb1=0 cpu extra=""
+    read -r b0 t0 < <(busy)
+    [ -z "${6:-}" ] || { fa0=$(ptime "$6"); fb0=$(ptime "$7"); }
+    json=$(timeout $((SECS + 30)) ip netns exec "$2" iperf3 -c "$3" -p 5201 -t "$SECS" -P "$5" -J)
+    read -r b1 t1 < <(busy)
+    [ -z "${6:-}" ] || { fa1=$(ptime "$6"); fb1=$(ptime "$7"); }
     read -r gbps retr < <(python3 -c 'import json,sys; e=json.load(sys.stdin)["end"]; print("%.3f %d" % (e["sum_received"]["bits_per_second"]/1e9, e["sum_sent"].get("retransmits",0)))' <<<"$json")
-    echo "throughput variant=$1 round=$4 seconds=$SECS gbit_s=$gbps retransmits=$retr load1=$(cut -d' ' -f1 /proc/loadavg)"
-    case $1 in flannel) R_F+=("$gbps") ;; kernel) R_K+=("$gbps") ;; flannel-nomasq) R_N+=("$gbps") ;; *) R_I+=("$gbps") ;; esac
+    cpu=$(python3 -c "n=$(nproc); b=($b1-$b0)/max(1,$t1-$t0)*n; g=max($gbps,0.001); print('cpu_busy=%.2f cpu_busy_per_gbit=%.3f' % (b, b/g))")
+    if [ -n "${6:-}" ]; then
+        extra=" $(python3 -c "import os; hz=os.sysconf('SC_CLK_TCK'); s=$SECS; g=max($gbps,0.001); a=($fa1-$fa0)/hz/s; b=($fb1-$fb0)/hz/s; print('cpu_fa=%.2f cpu_fb=%.2f cpu_fa_per_gbit=%.3f cpu_fb_per_gbit=%.3f' % (a, b, a/g, b/g))")"
+    fi
+    echo "throughput variant=$1 streams=$5 round=$4 seconds=$SECS gbit_s=$gbps retransmits=$retr $cpu$extra load1=$(cut -d' ' -f1 /proc/loadavg)" | tee -a "$D/results"
+    if [ "$5" = "${STREAMS%% *}" ]; then # the summary's medians: the first stream count
+        case $1 in flannel) R_F+=("$gbps") ;; kernel) R_K+=("$gbps") ;; flannel-nomasq) R_N+=("$gbps") ;; *) R_I+=("$gbps") ;; esac
+    fi
 }
 for r in $(seq 1 "$ROUNDS"); do
-    if [ $((r % 2)) = 1 ]; then run flannel "$PA" "$IPB" "$r"; run kernel "$PC" "$IPD" "$r"
-    else run kernel "$PC" "$IPD" "$r"; run flannel "$PA" "$IPB" "$r"; fi
-    [ "$NOMASQ" != 1 ] || run flannel-nomasq "$PG" "$IPH" "$r"
-    [ "$IPT" != 1 ] || run kernel+iptables "$PE" "$IPD" "$r"
+    for st in $STREAMS; do
+        if [ $((r % 2)) = 1 ]; then run flannel "$PA" "$IPB" "$r" "$st" "${FL_PIDS[0]}" "${FL_PIDS[1]}"; run kernel "$PC" "$IPD" "$r" "$st"
+        else run kernel "$PC" "$IPD" "$r" "$st"; run flannel "$PA" "$IPB" "$r" "$st" "${FL_PIDS[0]}" "${FL_PIDS[1]}"; fi
+        [ "$NOMASQ" != 1 ] || run flannel-nomasq "$PG" "$IPH" "$r" "$st" "${FL_PIDS[2]}" "${FL_PIDS[3]}"
+        [ "$IPT" != 1 ] || run kernel+iptables "$PE" "$IPD" "$r" "$st"
+    done
 done
 if [ "$BACKEND" = udp ]; then # where the udp backend lost packets: TUN queue, socket buffers, the daemon's own drops
     for n in "$A" "$B"; do
@@ -256,4 +279,24 @@ if n:
     mn = statistics.median(n)
     print("throughput summary flannel-nomasq_median_gbit_s=%.3f ratio_nomasq_to_kernel=%.3f runs=%s"
           % (mn, mn / mk, ",".join("%.2f" % x for x in n)))
+PY
+python3 - "$D/results" <<'PY'
+import collections, statistics, sys
+rows = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    kv = dict(f.split("=", 1) for f in line.split()[1:] if "=" in f)
+    rows[(kv["variant"], int(kv["streams"]))].append(kv)
+def med(rs, k):
+    v = [float(r[k]) for r in rs if k in r]
+    return statistics.median(v) if v else float("nan")
+for (variant, streams), rs in sorted(rows.items()):
+    k = rows.get(("kernel", streams))
+    ratio = med(rs, "gbit_s") / med(k, "gbit_s") if k else float("nan")
+    extra = ""
+    if "cpu_fa" in rs[0]:
+        extra = " cpu_fa=%.2f cpu_fb=%.2f cpu_fa_per_gbit=%.3f cpu_fb_per_gbit=%.3f" % tuple(
+            med(rs, x) for x in ("cpu_fa", "cpu_fb", "cpu_fa_per_gbit", "cpu_fb_per_gbit"))
+    print("throughput median variant=%s streams=%d gbit_s=%.3f ratio_to_kernel=%.3f retransmits=%d cpu_busy=%.2f cpu_busy_per_gbit=%.3f%s runs=%s load1=%s"
+          % (variant, streams, med(rs, "gbit_s"), ratio, med(rs, "retransmits"), med(rs, "cpu_busy"), med(rs, "cpu_busy_per_gbit"),
+             extra, ",".join(r["gbit_s"] for r in rs), ",".join(r["load1"] for r in rs)))
 PY

@@ -174,6 +174,19 @@ public final class TunDevice implements AutoCloseable {
         }
     }
 
+    /** Writes all pieces of {@code iov} as one packet (writev); returns the bytes written. */
+    public long writev(IoVec iov) throws NetlinkException {
+        while (true) {
+            try {
+                return LibC.writev(fd.get(), iov.address(0), iov.count());
+            } catch (LastErrorException e) {
+                if (e.getErrorCode() != Errno.EINTR) {
+                    throw new NetlinkException("writev", name, e.getErrorCode(), "");
+                }
+            }
+        }
+    }
+
     /** Closes the descriptor exactly once (the device disappears with it unless persistent). */
     @Override
     public void close() {

@@ -64,38 +64,54 @@ final class PacketPath {
 
     /** UDP → TUN: true when {@code packet}, received from {@code sender}, may be written to the TUN (TTL decremented). */
     boolean inbound(ByteBuffer packet, int sender) {
+        return inbound(packet, 0, packet.limit(), sender);
+    }
+
+    /**
+     * {@link #inbound(ByteBuffer, int)} for the datagram at {@code [at, at + len)} of a receive
+     * buffer (one segment of a UDP GRO train): no view is allocated per packet.
+     */
+    boolean inbound(ByteBuffer b, int at, int len, int sender) {
         PeerTable table = peers;
         if (!table.knowsSender(sender)) {
             drop(Drop.UNKNOWN_PEER, "datagram dropped reason=unknown-peer from={}", Ipv4.describe(sender));
             return false;
         }
-        if (!Ipv4.valid(packet)) {
-            drop(Drop.MALFORMED, "datagram dropped reason=malformed from={} length={}", Ipv4.describe(sender), packet.limit());
+        if (!Ipv4.valid(b, at, len)) {
+            drop(Drop.MALFORMED, "datagram dropped reason=malformed from={} length={}", Ipv4.describe(sender), len);
             return false;
         }
-        if (!table.allows(sender, Ipv4.source(packet))) {
+        if (!table.allows(sender, Ipv4.source(b, at))) {
             drop(Drop.SOURCE_MISMATCH, "datagram dropped reason=source-not-in-peer-subnet from={} src={}",
-                    Ipv4.describe(sender), Ipv4.describe(Ipv4.source(packet)));
+                    Ipv4.describe(sender), Ipv4.describe(Ipv4.source(b, at)));
             return false;
         }
-        return ttl(packet);
+        if (Ipv4.decrementTtl(b, at)) {
+            return true;
+        }
+        zeroTtl(b, at);
+        return false;
     }
 
     private boolean ttl(ByteBuffer packet) {
         if (Ipv4.decrementTtl(packet)) {
             return true;
         }
+        zeroTtl(packet, 0);
+        return false;
+    }
+
+    private void zeroTtl(ByteBuffer b, int at) {
         boolean first = counters.drop(Drop.TTL_ZERO);
         if (first || LOG.isDebugEnabled()) { // upstream's line; later ones only at DEBUG (per packet)
-            String line = "Discarding IP fragment " + Ipv4.describe(Ipv4.source(packet)) + " -> "
-                    + Ipv4.describe(Ipv4.destination(packet)) + " due to zero TTL";
+            String line = "Discarding IP fragment " + Ipv4.describe(Ipv4.source(b, at)) + " -> "
+                    + Ipv4.describe(Ipv4.destination(b, at)) + " due to zero TTL";
             if (first) {
                 LOG.warn(line);
             } else {
                 LOG.debug(line);
             }
         }
-        return false;
     }
 
     void drop(Drop reason, String format, Object... args) {

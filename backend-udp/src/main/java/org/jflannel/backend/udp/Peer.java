@@ -22,7 +22,12 @@ record Peer(Ip4Net subnet, InetSocketAddress endpoint) {
 
     /** The public IP as a 32-bit int, the form the packet paths compare. */
     int publicIp() {
-        return Ip4Net.fromInet((Inet4Address) endpoint.getAddress());
+        // Inet4Address.hashCode() is the address itself (getAddress() would copy it into a new array per packet)
+        return endpoint.getAddress().hashCode();
+    }
+
+    int port() {
+        return endpoint.getPort();
     }
 
     @Override

@@ -1,10 +1,12 @@
 package org.jflannel.backend.udp;
 
 import java.nio.ByteBuffer;
+import org.jflannel.linuxnet.IoVec;
 
 /**
  * Cuts a TCP/IPv4 super-packet read from the TUN (TSO: one IP+TCP header, up to 64 KB of payload,
- * TCP checksum only partial) into {@code gsoSize}-payload segments, back to back in one buffer, as
+ * TCP checksum only partial) into {@code gsoSize}-payload segments (headers rebuilt in a side
+ * buffer, payload left where it is, both handed to the socket as iovec pieces), as
  * the kernel's own GSO would: per segment IP total length, ID + i and header checksum; TCP
  * sequence + i·gsoSize, FIN and PSH only on the last, CWR only on the first, full checksum. All
  * segments but the last have the same length, which is what UDP GSO ({@code UDP_SEGMENT}) sends.
@@ -12,6 +14,10 @@ import java.nio.ByteBuffer;
  */
 final class TcpSegmenter {
     static final int PROTO_TCP = 6;
+    /** Room per segment's headers in the header buffer: IP and TCP headers of at most 60 bytes each. */
+    static final int HEADER_SLOT = 128;
+    /** A 64 KB super-packet cut into the smallest MSS IPv4 allows (536) makes 123 segments. */
+    static final int MAX_SEGMENTS = 128;
     private static final int TCP_FIN = 0x01;
     private static final int TCP_PSH = 0x08;
     private static final int TCP_CWR = 0x80;
@@ -30,11 +36,14 @@ final class TcpSegmenter {
     }
 
     /**
-     * Segments {@code p} (a valid TCP/IPv4 packet at [0, limit)) into {@code out} from index 0;
-     * returns the length of one full segment (0 when {@code p} is no TCP packet to cut), out's limit
-     * is the end of the last segment.
+     * Plans the segments of {@code p} (a valid TCP/IPv4 packet at [0, limit)) with {@code gsoSize}
+     * payload bytes each, without copying the payload: segment {@code i}'s headers are copied to
+     * {@code hdrs} at {@code i * HEADER_SLOT} and fixed up, and {@code iov} gets two pieces per
+     * segment, those headers and the segment's payload inside {@code p}. Returns the length of one
+     * full segment (0 when {@code p} is no TCP packet to cut, or would make more than
+     * {@link #MAX_SEGMENTS} segments).
      */
-    static int segment(ByteBuffer p, int gsoSize, ByteBuffer out) {
+    static int plan(ByteBuffer p, int gsoSize, ByteBuffer hdrs, IoVec iov, Checksum checksum) {
         int ihl = Ipv4.headerLength(p);
         if (Ipv4.protocol(p) != PROTO_TCP || gsoSize <= 0 || p.limit() < ihl + 20) {
             return 0;
@@ -42,53 +51,45 @@ final class TcpSegmenter {
         int thl = ((p.get(ihl + 12) & 0xf0) >>> 4) * 4;
         int headers = ihl + thl;
         int payload = p.limit() - headers;
-        if (thl < 20 || payload < 0 || headers + gsoSize > 0xffff) {
+        if (thl < 20 || payload < 0 || headers + gsoSize > 0xffff || headers > HEADER_SLOT) {
             return 0;
         }
         int segments = Math.max(1, (payload + gsoSize - 1) / gsoSize);
-        if ((long) segments * headers + payload > out.capacity()) {
+        if (segments > MAX_SEGMENTS || 2 * segments > iov.capacity() || segments * HEADER_SLOT > hdrs.capacity()) {
             return 0;
         }
-        out.clear();
+        iov.clear();
         int id = p.getShort(4) & 0xffff;
         int seq = p.getInt(ihl + 4);
         int flags = p.get(ihl + 13) & 0xff;
-        int pos = 0;
         for (int i = 0; i < segments; i++) {
             int len = Math.min(gsoSize, payload - i * gsoSize);
-            boolean last = i == segments - 1;
-            copy(p, 0, out, pos, headers);
-            copy(p, headers + i * gsoSize, out, pos + headers, len);
-            out.putShort(pos + 2, (short) (headers + len));
-            out.putShort(pos + 4, (short) (id + i));
-            out.putInt(pos + ihl + 4, seq + i * gsoSize);
+            int pos = i * HEADER_SLOT;
+            int data = headers + i * gsoSize;
+            hdrs.put(pos, p, 0, headers);
+            hdrs.putShort(pos + 2, (short) (headers + len));
+            hdrs.putShort(pos + 4, (short) (id + i));
+            hdrs.putInt(pos + ihl + 4, seq + i * gsoSize);
             int f = flags;
-            if (!last) {
+            if (i != segments - 1) {
                 f &= ~(TCP_FIN | TCP_PSH);
             }
             if (i > 0) {
                 f &= ~TCP_CWR;
             }
-            out.put(pos + ihl + 13, (byte) f);
-            seal(out, pos, ihl, thl + len);
-            pos += headers + len;
+            hdrs.put(pos + ihl + 13, (byte) f);
+            hdrs.putShort(pos + 10, (short) 0);
+            hdrs.putShort(pos + 10, (short) Ipv4.internetChecksum(hdrs, pos, ihl));
+            int tcp = pos + ihl;
+            hdrs.putShort(tcp + 16, (short) 0);
+            long sum = pseudoHeaderSum(hdrs, pos, thl + len) + Ipv4.sum(hdrs, tcp, thl) + checksum.sum(p, data, len);
+            while ((sum >>> 16) != 0) {
+                sum = (sum & 0xffff) + (sum >>> 16);
+            }
+            hdrs.putShort(tcp + 16, (short) ~sum);
+            iov.add(hdrs, pos, headers).add(p, data, len);
         }
-        out.limit(pos);
         return headers + Math.min(gsoSize, payload);
-    }
-
-    /** IP header checksum and full TCP checksum (pseudo-header + segment) of the segment at {@code pos}. */
-    private static void seal(ByteBuffer out, int pos, int ihl, int tcpLength) {
-        out.putShort(pos + 10, (short) 0);
-        out.putShort(pos + 10, (short) Ipv4.internetChecksum(out, pos, ihl));
-        int tcp = pos + ihl;
-        out.putShort(tcp + 16, (short) 0);
-        long sum = pseudoHeaderSum(out, pos, tcpLength);
-        sum += (~Ipv4.internetChecksum(out, tcp, tcpLength)) & 0xffff;
-        while ((sum >>> 16) != 0) {
-            sum = (sum & 0xffff) + (sum >>> 16);
-        }
-        out.putShort(tcp + 16, (short) ~sum);
     }
 
     static long pseudoHeaderSum(ByteBuffer b, int ip, int tcpLength) {
@@ -96,7 +97,4 @@ final class TcpSegmenter {
                 + (b.getShort(ip + 16) & 0xffff) + (b.getShort(ip + 18) & 0xffff) + PROTO_TCP + tcpLength;
     }
 
-    private static void copy(ByteBuffer from, int at, ByteBuffer to, int dst, int len) {
-        to.put(dst, from, at, len);
-    }
 }

@@ -4,58 +4,78 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 import org.jflannel.backend.udp.UdpCounters.Drop;
+import org.jflannel.linuxnet.IoVec;
 import org.jflannel.linuxnet.NetlinkException;
 import org.jflannel.linuxnet.TunDevice;
+import org.jflannel.linuxnet.UdpBatchSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * TUN → UDP on one platform thread ({@code udp-tun-rx-0}): read a packet, let {@link PacketPath}
- * pick the peer, send it. With offloads (IFF_VNET_HDR + TSO) a read may be a 64 KB TCP
- * super-packet, cut by {@link TcpSegmenter} and sent with UDP GSO. The read waits with a bounded
- * poll so {@link #close()} is noticed within {@link #POLL_MILLIS} (a blocked read() is not woken
- * when another thread closes the descriptor); the TUN itself is closed by the owner after this
- * thread ended. Nothing a packet does stops the loop.
+ * TUN → UDP on one platform thread per TUN queue ({@code udp-tun-rx-<i>}): read a packet, let
+ * {@link PacketPath} pick the peer, send it from this same thread (no hand-off to another thread:
+ * a full socket buffer blocks the read, so the backlog waits in flannel0's queue where TCP sees it).
+ * With offloads (IFF_VNET_HDR + TSO) a read may be a 64 KB TCP super-packet: {@link TcpSegmenter}
+ * rebuilds each segment's headers beside it and one {@code sendmsg} with UDP GSO sends up to
+ * {@link #GSO_SEGMENTS} datagrams gathered from those headers and the payload where it was read.
+ * The read waits with a bounded poll so {@link #close()} is noticed within {@link #POLL_MILLIS}.
+ * Nothing a packet does stops the loop.
  */
 final class TunReader implements AutoCloseable {
+
+    /** Where datagrams go: {@link UdpBatchSocket#send} itself, or (for comparison) a {@link HandoffSender}. */
+    interface Out {
+        boolean send(IoVec iov, int from, int count, int segmentSize, int address, int port) throws NetlinkException;
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(TunReader.class);
     static final int POLL_MILLIS = 200;
+    static final int MAX_PACKET = 65535;
+    /** UDP GSO: at most 64 segments per call (UDP_MAX_SEGMENTS of older kernels) and a UDP datagram's 65,507 bytes. */
+    static final int GSO_SEGMENTS = 64;
+    static final int GSO_BYTES = 65_507;
     private static final Duration ERROR_PAUSE = Duration.ofMillis(100);
 
     private final TunDevice tun;
     private final PacketPath path;
-    private final UdpSocket socket;
+    private final Out socket;
     private final int hdr;
     private final Thread thread;
     /** What read() fills: [virtio_net_hdr when offloading][IP packet]; {@link #packet} views the IP packet. */
-    private final ByteBuffer raw = ByteBuffer.allocateDirect(VnetHdr.LENGTH + TunWriter.MAX_PACKET);
+    private final ByteBuffer raw = ByteBuffer.allocateDirect(VnetHdr.LENGTH + MAX_PACKET);
     private final ByteBuffer packet;
     private final ByteBuffer icmpRaw = ByteBuffer.allocateDirect(VnetHdr.LENGTH + 128);
     private final ByteBuffer icmp;
-    private final ByteBuffer segments;
+    private final ByteBuffer headers = ByteBuffer.allocateDirect(TcpSegmenter.MAX_SEGMENTS * TcpSegmenter.HEADER_SLOT);
+    private final IoVec iov = new IoVec(2 * TcpSegmenter.MAX_SEGMENTS);
+    private final Checksum checksum = new Checksum();
+    private boolean gso;
     private volatile boolean stopped;
 
-    private TunReader(TunDevice tun, boolean vnetHdr, PacketPath path, UdpSocket socket) {
+    private TunReader(TunDevice tun, int queue, boolean vnetHdr, boolean gso, PacketPath path, Out socket) {
         this.tun = tun;
         this.path = path;
         this.socket = socket;
+        this.gso = gso;
         this.hdr = vnetHdr ? VnetHdr.LENGTH : 0;
         this.packet = raw.slice(hdr, raw.capacity() - hdr);
         this.icmp = icmpRaw.slice(hdr, icmpRaw.capacity() - hdr);
-        this.segments = vnetHdr ? ByteBuffer.allocateDirect(2 * TunWriter.MAX_PACKET) : null;
-        this.thread = new Thread(this::loop, "udp-tun-rx-0");
+        this.thread = new Thread(this::loop, "udp-tun-rx-" + queue);
         this.thread.setDaemon(true);
     }
 
-    /** @param vnetHdr the TUN was opened with IFF_VNET_HDR (offloads on) */
-    static TunReader start(TunDevice tun, boolean vnetHdr, PacketPath path, UdpSocket socket) {
-        TunReader r = new TunReader(tun, vnetHdr, path, socket);
+    /**
+     * @param vnetHdr the TUN was opened with IFF_VNET_HDR (offloads on)
+     * @param gso     the socket may send with UDP_SEGMENT
+     */
+    static TunReader start(TunDevice tun, int queue, boolean vnetHdr, boolean gso, PacketPath path, Out socket) {
+        TunReader r = new TunReader(tun, queue, vnetHdr, gso, path, socket);
         r.thread.start();
         return r;
     }
 
     private void loop() {
-        LOG.debug("tun reader started dev={} vnetHdr={}", tun.name(), hdr > 0);
+        LOG.debug("tun reader started dev={} vnetHdr={} gso={}", tun.name(), hdr > 0, gso);
         boolean errorLogged = false;
         while (!stopped) {
             try {
@@ -79,10 +99,10 @@ final class TunReader implements AutoCloseable {
                     break;
                 }
                 if (!errorLogged) {
-                    LOG.error("tun read failed dev={} error={} (retrying; later errors at DEBUG)", tun.name(), e.getMessage());
+                    LOG.error("tun reader failed dev={} error={} (retrying; later errors at DEBUG)", tun.name(), e.getMessage());
                     errorLogged = true;
                 } else {
-                    LOG.debug("tun read failed dev={} error={}", tun.name(), e.getMessage());
+                    LOG.debug("tun reader failed dev={} error={}", tun.name(), e.getMessage());
                 }
                 LockSupport.parkNanos(ERROR_PAUSE.toNanos());
             } catch (RuntimeException e) {
@@ -92,29 +112,30 @@ final class TunReader implements AutoCloseable {
         LOG.debug("tun reader stopped dev={}", tun.name());
     }
 
-    private void forward() {
+    private void forward() throws NetlinkException {
         Peer peer = path.outbound(packet, icmp);
         if (peer != null) {
-            send(peer, packet.limit(), 1);
+            iov.clear().add(packet, 0, packet.limit());
+            send(peer, 0, 1, 0, 1, packet.limit());
         } else if (icmp.limit() > 0) {
             writeIcmp();
         }
     }
 
     /** The virtio_net_hdr says whether the packet is whole, needs its checksum finished, or is a TCP super-packet. */
-    private void forwardOffloaded() {
-        int gso = VnetHdr.gsoType(raw);
-        if ((VnetHdr.flags(raw) & VnetHdr.F_NEEDS_CSUM) != 0 && gso == VnetHdr.GSO_NONE
+    private void forwardOffloaded() throws NetlinkException {
+        int type = VnetHdr.gsoType(raw);
+        if ((VnetHdr.flags(raw) & VnetHdr.F_NEEDS_CSUM) != 0 && type == VnetHdr.GSO_NONE
                 && !TcpSegmenter.completeChecksum(packet, VnetHdr.csumStart(raw), VnetHdr.csumOffset(raw))) {
             path.drop(Drop.MALFORMED, "packet from tun dropped reason=bad-csum-offsets length={}", packet.limit());
             return;
         }
-        if (gso == VnetHdr.GSO_NONE) {
+        if (type == VnetHdr.GSO_NONE) {
             forward();
             return;
         }
-        if (gso != VnetHdr.GSO_TCPV4) {
-            path.drop(Drop.MALFORMED, "packet from tun dropped reason=unexpected-gso-type type={}", gso);
+        if (type != VnetHdr.GSO_TCPV4) {
+            path.drop(Drop.MALFORMED, "packet from tun dropped reason=unexpected-gso-type type={}", type);
             return;
         }
         Peer peer = path.outbound(packet, icmp);
@@ -124,24 +145,40 @@ final class TunReader implements AutoCloseable {
             }
             return;
         }
-        int full = TcpSegmenter.segment(packet, VnetHdr.gsoSize(raw), segments);
+        int full = TcpSegmenter.plan(packet, VnetHdr.gsoSize(raw), headers, iov, checksum);
         if (full == 0) {
             path.drop(Drop.MALFORMED, "packet from tun dropped reason=cannot-segment length={}", packet.limit());
             return;
         }
-        int count = (segments.limit() + full - 1) / full;
-        if (socket.sendSegments(segments, full, peer.endpoint())) {
-            path.counters().sent(segments.limit(), count);
-        } else {
-            path.drop(Drop.SEND_FAILED, "packets to peer dropped reason=socket-backlog-full peer={}", peer);
+        int segments = iov.count() / 2;
+        int step = gso ? Math.min(GSO_SEGMENTS, GSO_BYTES / full) : 1;
+        for (int first = 0; first < segments; first += step) {
+            int n = Math.min(step, segments - first);
+            send(peer, 2 * first, 2 * n, n > 1 ? full : 0, n, (int) iov.bytes(2 * first, 2 * n));
         }
     }
 
-    private void send(Peer peer, int len, int count) {
-        if (socket.send(packet, peer.endpoint())) {
-            path.counters().sent(len, count);
+    /** Sends iovec pieces [from, from + count) holding {@code datagrams} datagrams (UDP GSO when segmentSize > 0). */
+    private void send(Peer peer, int from, int count, int segmentSize, int datagrams, int bytes) throws NetlinkException {
+        boolean sent;
+        try {
+            sent = socket.send(iov, from, count, segmentSize, peer.publicIp(), peer.port());
+        } catch (NetlinkException e) {
+            if (segmentSize == 0) {
+                throw e;
+            }
+            // e.g. EIO: the route's device cannot checksum a GSO datagram; from now on one datagram per segment
+            gso = false;
+            LOG.warn("udp gso refused, sending one datagram per segment from now on dev={} error={}", tun.name(), e.getMessage());
+            for (int i = 0; i < count; i += 2) {
+                send(peer, from + i, 2, 0, 1, (int) iov.bytes(from + i, 2));
+            }
+            return;
+        }
+        if (sent) {
+            path.counters().sent(bytes, datagrams);
         } else {
-            path.drop(Drop.SEND_FAILED, "packet to peer dropped reason=socket-backlog-full peer={}", peer);
+            path.drop(Drop.SEND_FAILED, "packets to peer dropped reason=socket-buffer-full peer={}", peer);
         }
     }
 

@@ -1,7 +1,9 @@
 package org.jflannel.backend.udp;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.EnumSet;
 import java.util.Objects;
 import org.jflannel.core.Backend;
@@ -18,6 +20,7 @@ import org.jflannel.linuxnet.NetlinkException;
 import org.jflannel.linuxnet.Route;
 import org.jflannel.linuxnet.RtNetlink;
 import org.jflannel.linuxnet.TunDevice;
+import org.jflannel.linuxnet.UdpBatchSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,10 +34,13 @@ import org.slf4j.LoggerFactory;
  * lives here, so traffic stops with the daemon. Wire format and port stay upstream's, so mixed
  * clusters work.
  *
- * <p>Speed (DESIGN §6): flannel0 is opened with IFF_VNET_HDR and TSO, so one read returns up to
- * 64 KB of a TCP flow, which {@link TcpSegmenter} cuts and the socket sends with UDP GSO; the
- * receiving side merges a flow's segments back into one GSO write ({@link TcpCoalescer}). Sends
- * leave in {@code sendmmsg} batches ({@link Outbox}), reads come in {@code recvmmsg} batches.
+ * <p>Speed (DESIGN §6, {@link UdpOptions}): flannel0 is opened with IFF_VNET_HDR and TSO, so one
+ * read returns up to 64 KB of a TCP flow, which {@link TcpSegmenter} cuts and the reading thread
+ * itself sends with UDP GSO ({@link TunReader}); the socket has UDP GRO, so one receive returns a
+ * train of a peer's datagrams, whose TCP segments {@link TrainCoalescer} writes back to flannel0 as
+ * super-packets ({@link SocketReader}). flannel0 has one queue per CPU (IFF_MULTI_QUEUE) and the
+ * port as many SO_REUSEPORT sockets, each with its own reader thread. The system calls are
+ * linux-net's ({@code UdpBatchSocket}, {@code TunDevice}); no Netty on the packet path.
  *
  * <p>{@link #register} must run in the network namespace the devices belong in: the TUN, the
  * netlink socket and the UDP socket are created by the calling thread.
@@ -45,21 +51,35 @@ public final class UdpBackend implements Backend {
     static final int ENCAP_OVERHEAD = 28;
     static final String DEVICE_PATTERN = "flannel%d";
 
-    private final ExternalInterface ext;
-    private final boolean offload;
+    /** Socket buffers: a few GSO trains in flight each way. */
+    static final int SOCKET_BUFFER = 4 << 20;
 
+    private final ExternalInterface ext;
+    private final UdpOptions options;
+    private final Map<String, String> env;
+
+    /** The fast path as the environment sets it ({@link UdpOptions#fromEnvironment}; all on by default). */
     public UdpBackend(ExternalInterface ext) {
-        this(ext, true);
+        this(ext, null, System.getenv());
     }
 
     /**
      * @param offload open flannel0 with IFF_VNET_HDR and TSO/checksum offloads, so a read returns up
      *                to 64 KB of one TCP flow, cut here and sent with UDP GSO (DESIGN §6); false:
-     *                one packet per read, as upstream
+     *                one packet per read, as upstream (the other options at their defaults)
      */
     public UdpBackend(ExternalInterface ext, boolean offload) {
+        this(ext, offload ? UdpOptions.defaults() : new UdpOptions(false, true, false, UdpOptions.defaultQueues()), Map.of());
+    }
+
+    public UdpBackend(ExternalInterface ext, UdpOptions options) {
+        this(ext, Objects.requireNonNull(options, "options"), Map.of());
+    }
+
+    private UdpBackend(ExternalInterface ext, UdpOptions options, Map<String, String> env) {
         this.ext = Objects.requireNonNull(ext, "ext");
-        this.offload = offload;
+        this.options = options;
+        this.env = env;
     }
 
     @Override
@@ -67,36 +87,100 @@ public final class UdpBackend implements Backend {
             throws IOException, InterruptedException, ConfigException {
         int port = port(conf);
         checkIpv4Only(conf);
+        UdpOptions opts = options != null ? options : UdpOptions.fromEnvironment(env);
         int mtu = ext.mtu() - ENCAP_OVERHEAD;
-        LOG.info("UDP config: Port={} interface={} mtu={}", port, ext.name(), mtu);
+        LOG.info("UDP config: Port={} interface={} mtu={} {}", port, ext.name(), mtu, opts);
         Lease lease = subnets.acquireLease(new LeaseAttrs(ext.publicIp(), null, "", null, null));
         if (lease.subnet() == null) {
             throw new IOException("acquired lease " + lease.key() + " has no IPv4 subnet");
         }
-        EnumSet<TunDevice.Flag> flags = EnumSet.of(TunDevice.Flag.TUN, TunDevice.Flag.NO_PI);
-        if (offload) {
-            flags.add(TunDevice.Flag.VNET_HDR);
-        }
-        TunDevice tun = TunDevice.open(DEVICE_PATTERN, flags);
-        UdpSocket socket = null;
+        List<TunDevice> queues = openQueues(opts);
+        TunDevice tun = queues.get(0);
+        boolean vnetHdr = opts.offload();
+        List<UdpBatchSocket> sockets = new ArrayList<>();
+        List<AutoCloseable> readers = new ArrayList<>();
         try {
-            if (offload) {
+            if (vnetHdr) {
                 enableOffloads(tun);
             }
             configure(tun, lease, conf, mtu);
             PacketPath path = new PacketPath(new UdpCounters());
-            socket = UdpSocket.bind(new InetSocketAddress(ext.address(), port), ext.mtu(), new TunWriter(tun, offload, path));
-            TunReader reader = TunReader.start(tun, offload, path, socket);
-            UdpNetwork network = new UdpNetwork(lease, mtu, port, tun, socket, reader, path);
-            LOG.info("udp network registered lease={} dev={} mtu={} bind={}:{} offload={}", lease.key(), tun.name(), mtu,
-                    ext.address().getHostAddress(), port, offload);
-            return network;
-        } catch (IOException | RuntimeException | InterruptedException e) {
-            if (socket != null) {
-                socket.close();
+            bindSockets(sockets, port, queues.size());
+            UdpBatchSocket first = sockets.get(0);
+            boolean gso = vnetHdr && first.gsoSupported();
+            if (vnetHdr && !gso) {
+                LOG.warn("udp gso unsupported by the kernel, one datagram per segment socket={}", first);
             }
-            tun.close();
+            boolean gro = opts.gro();
+            for (UdpBatchSocket s : sockets) {
+                if (gro && !s.enableGro()) {
+                    LOG.warn("udp gro refused by the kernel, one datagram per receive slot socket={}", s);
+                    gro = false;
+                }
+            }
+            for (int i = 0; i < sockets.size(); i++) {
+                readers.add(SocketReader.start(sockets.get(i), i, queues.get(i % queues.size()), vnetHdr, gro,
+                        opts.coalesce(), ext.mtu(), path));
+            }
+            for (int i = 0; i < queues.size(); i++) {
+                UdpBatchSocket s = sockets.get(i % sockets.size());
+                TunReader.Out out = s::send;
+                if (opts.txHandoff()) {
+                    HandoffSender h = new HandoffSender(s, i, path);
+                    readers.add(h);
+                    out = h;
+                }
+                readers.add(TunReader.start(queues.get(i), i, vnetHdr, gso, path, out));
+            }
+            UdpNetwork network = new UdpNetwork(lease, mtu, port, queues, sockets, readers, path);
+            LOG.info("udp network registered lease={} dev={} mtu={} bind={}:{} queues={} sockets={} offload={} gso={} gro={} coalesce={}",
+                    lease.key(), tun.name(), mtu, ext.address().getHostAddress(), port, queues.size(), sockets.size(),
+                    vnetHdr, gso, gro, opts.coalesce() && vnetHdr);
+            return network;
+        } catch (IOException | RuntimeException e) {
+            UdpNetwork.closeAll(readers, sockets, queues);
             throw e;
+        }
+    }
+
+    /** flannel0, with {@code queues} queues when asked and the kernel allows (else one, logged). */
+    private static List<TunDevice> openQueues(UdpOptions opts) throws NetlinkException {
+        EnumSet<TunDevice.Flag> flags = EnumSet.of(TunDevice.Flag.TUN, TunDevice.Flag.NO_PI);
+        if (opts.offload()) {
+            flags.add(TunDevice.Flag.VNET_HDR);
+        }
+        List<TunDevice> queues = new ArrayList<>();
+        if (opts.queues() > 1) {
+            EnumSet<TunDevice.Flag> mq = EnumSet.copyOf(flags);
+            mq.add(TunDevice.Flag.MULTI_QUEUE);
+            try {
+                queues.add(TunDevice.open(DEVICE_PATTERN, mq));
+                for (int i = 1; i < opts.queues(); i++) {
+                    queues.add(TunDevice.open(queues.get(0).name(), mq));
+                }
+                return queues;
+            } catch (NetlinkException e) {
+                LOG.warn("tun multi-queue refused, one queue dev={} error={}", DEVICE_PATTERN, e.getMessage());
+                queues.forEach(TunDevice::close);
+                queues.clear();
+            }
+        }
+        queues.add(TunDevice.open(DEVICE_PATTERN, flags));
+        return queues;
+    }
+
+    /** One socket per queue sharing the port with SO_REUSEPORT; one socket when the kernel refuses that. */
+    private void bindSockets(List<UdpBatchSocket> sockets, int port, int wanted) throws NetlinkException {
+        UdpBatchSocket.Options opts = new UdpBatchSocket.Options(wanted > 1, SOCKET_BUFFER, SOCKET_BUFFER, TunReader.POLL_MILLIS);
+        try {
+            for (int i = 0; i < wanted; i++) {
+                sockets.add(UdpBatchSocket.bind(ext.address(), port, opts));
+            }
+        } catch (NetlinkException e) {
+            if (sockets.isEmpty()) {
+                throw e;
+            }
+            LOG.warn("udp SO_REUSEPORT sockets refused, {} socket(s) error={}", sockets.size(), e.getMessage());
         }
     }
 

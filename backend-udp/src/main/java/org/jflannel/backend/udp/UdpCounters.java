@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What the packet paths did, for metrics and tests: packets each way, ICMP replies sent, drops by
- * reason. Updated from the TUN reader and the socket's event loop at once, hence LongAdders.
+ * reason. Updated from the TUN readers and the socket readers at once, hence LongAdders.
  */
 public final class UdpCounters {
 
@@ -36,6 +36,9 @@ public final class UdpCounters {
     private final LongAdder fromPeers = new LongAdder();
     private final LongAdder fromPeersBytes = new LongAdder();
     private final LongAdder icmpSent = new LongAdder();
+    private final LongAdder trains = new LongAdder();
+    private final LongAdder merged = new LongAdder();
+    private final LongAdder tunWrites = new LongAdder();
     private final Map<Drop, LongAdder> drops = new EnumMap<>(Drop.class);
     private final Map<Drop, AtomicBoolean> seen = new EnumMap<>(Drop.class);
 
@@ -52,8 +55,19 @@ public final class UdpCounters {
     }
 
     void received(int bytes) {
-        fromPeers.increment();
+        received(bytes, 1);
+    }
+
+    void received(long bytes, int packets) {
+        fromPeers.add(packets);
         fromPeersBytes.add(bytes);
+    }
+
+    /** One receive batch: {@code trains} slots held more than one datagram (UDP GRO); {@code merged} segments went into super-packets; {@code writes} TUN writes. */
+    void batch(int trains, long merged, long writes) {
+        this.trains.add(trains);
+        this.merged.add(merged);
+        this.tunWrites.add(writes);
     }
 
     void icmpSent() {
@@ -82,6 +96,21 @@ public final class UdpCounters {
 
     public long bytesFromPeers() {
         return fromPeersBytes.sum();
+    }
+
+    /** Receives that returned a UDP GRO train (several datagrams of one peer at once). */
+    public long groTrains() {
+        return trains.sum();
+    }
+
+    /** Received TCP segments written to the TUN inside a merged super-packet. */
+    public long segmentsCoalesced() {
+        return merged.sum();
+    }
+
+    /** Writes to the TUN (a merged super-packet counts once). */
+    public long tunWrites() {
+        return tunWrites.sum();
     }
 
     public long icmpUnreachableSent() {

@@ -38,6 +38,25 @@ final class VnetHdr {
         return (b.get(8) & 0xff) | (b.get(9) & 0xff) << 8;
     }
 
+    /**
+     * Writes a header for a GSO super-packet whose transport checksum is partial (NEEDS_CSUM):
+     * {@code hdrLen} bytes of headers, {@code gsoSize} payload bytes per segment, the checksum
+     * field at {@code csumStart + csumOffset}.
+     */
+    static void writeGso(ByteBuffer b, int gsoType, int hdrLen, int gsoSize, int csumStart, int csumOffset) {
+        b.put(0, (byte) F_NEEDS_CSUM);
+        b.put(1, (byte) gsoType);
+        putLe(b, 2, hdrLen);
+        putLe(b, 4, gsoSize);
+        putLe(b, 6, csumStart);
+        putLe(b, 8, csumOffset);
+    }
+
+    private static void putLe(ByteBuffer b, int at, int v) {
+        b.put(at, (byte) v);
+        b.put(at + 1, (byte) (v >>> 8));
+    }
+
     /** Writes a header for a plain packet whose checksums need no checking. */
     static void writeDataValid(ByteBuffer b) {
         for (int i = 0; i < LENGTH; i++) {

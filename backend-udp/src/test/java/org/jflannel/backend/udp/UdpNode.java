@@ -58,12 +58,16 @@ final class UdpNode implements AutoCloseable {
     }
 
     UdpNetwork register(String subnet, String dev, String addr, boolean offload) throws Exception {
+        return register(subnet, dev, addr, offload ? UdpOptions.defaults() : new UdpOptions(false, true, false, 1));
+    }
+
+    UdpNetwork register(String subnet, String dev, String addr, UdpOptions options) throws Exception {
         NetConf conf = NetConf.parse(CONF, NetConf.Mode.KUBE);
         subnets = new FakeSubnets(conf, Ip4Net.parse(subnet), null);
         JsonNode l = ipJson("link", "show", "dev", dev).get(0);
         Inet4Address a = Ip4Net.toInet(Ip4Net.parseAddress(addr));
         ExternalInterface ext = new ExternalInterface(dev, l.get("ifindex").asInt(), l.get("mtu").asInt(), a, null, null, null);
-        network = inside(() -> new UdpBackend(ext, offload).register(conf, subnets));
+        network = inside(() -> new UdpBackend(ext, options).register(conf, subnets));
         return network;
     }
 

@@ -24,7 +24,8 @@ import org.jflannel.core.LeaseEvent;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
+import java.util.stream.Stream;
 import org.jflannel.testsupport.cluster.Wait;
 
 /**
@@ -35,9 +36,21 @@ import org.jflannel.testsupport.cluster.Wait;
 @Tag("netns")
 class UdpTwoNodesIT {
 
-    @ParameterizedTest(name = "offload={0}")
-    @ValueSource(booleans = {true, false})
-    void flannel0CarriesPingAndTcpBetweenNodesAndGoesAwayOnClose(boolean offload) throws Exception {
+    /** Every fast-path switch on and off: each combination must carry the same traffic. */
+    static Stream<UdpOptions> options() {
+        return Stream.of(
+                new UdpOptions(true, true, true, 2),    // all on, multi-queue
+                new UdpOptions(true, true, true, 1),    // all on, one queue
+                new UdpOptions(true, false, true, 2),   // no GRO: recvmmsg slots, still coalesced
+                new UdpOptions(true, true, false, 1),   // GRO trains written segment by segment
+                new UdpOptions(true, true, true, 1, true), // sends handed to a sender thread (comparison only)
+                new UdpOptions(false, false, false, 1)); // upstream's plain path
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("options")
+    void flannel0CarriesPingAndTcpBetweenNodesAndGoesAwayOnClose(UdpOptions options) throws Exception {
+        boolean offload = options.offload();
         try (UdpNode a = UdpNode.create("uda"); UdpNode b = UdpNode.create("udb")) {
             a.ip("link", "add", "ul0", "type", "veth", "peer", "name", "ul0", "netns", b.name());
             underlay(a, "192.0.2.1");
@@ -45,10 +58,12 @@ class UdpTwoNodesIT {
             pod(a, "10.244.1.1/24");
             pod(b, "10.244.2.1/24");
 
-            UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", offload);
-            UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", offload);
+            UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", options);
+            UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", options);
             assertFlannel0(a, na, "10.244.1.0", "192.0.2.1");
-            assertThat(a.link("flannel0").get("linkinfo").get("info_data").get("vnet_hdr").asBoolean()).isEqualTo(offload);
+            JsonNode tunInfo = a.link("flannel0").get("linkinfo").get("info_data");
+            assertThat(tunInfo.get("vnet_hdr").asBoolean()).isEqualTo(offload);
+            assertThat(tunInfo.get("multi_queue").asBoolean()).isEqualTo(options.queues() > 1);
             assertThat(a.subnets.published().publicIp().getHostAddress()).isEqualTo("192.0.2.1");
             assertThat(a.subnets.published().backendType()).isEmpty();
             assertThat(a.subnets.published().backendData()).isNull();
@@ -71,6 +86,11 @@ class UdpTwoNodesIT {
             assertThat(na.counters().drops(Drop.MALFORMED)).isEqualTo(1);
             assertTcpStreamArrivesIntact(a, b, "10.244.2.1", 16 << 20);
             assertTcpStreamArrivesIntact(b, a, "10.244.1.1", 16 << 20);
+            // the switches did what they say: trains only with GRO, super-packets only with coalescing
+            UdpCounters rx = na.counters();
+            assertThat(rx.groTrains() > 0).as("GRO trains received").isEqualTo(options.gro());
+            assertThat(rx.segmentsCoalesced() > 0).as("segments merged").isEqualTo(options.coalesce() && offload);
+            assertThat(rx.tunWrites()).isLessThanOrEqualTo(rx.packetsFromPeers());
 
             a.apply(LeaseEvent.removed(Leases.udp("10.244.2.0/24", "192.0.2.2")));
             Throwable refused = a.inside(() -> catchThrowable(() -> {
@@ -103,18 +123,18 @@ class UdpTwoNodesIT {
             assertThat(n.deviceName()).isEqualTo("flannel0");
             List<String> threads = new ArrayList<>();
             Thread.getAllStackTraces().keySet().forEach(t -> threads.add(t.getName()));
-            assertThat(threads).contains("udp-tun-rx-0");
+            assertThat(threads).contains("udp-tun-rx-0", "udp-sock-rx-0");
 
             n.close();
             n.close();
             assertThat(a.link("flannel0")).isNull();
-            Wait.until("udp-tun-rx-0 ended", java.time.Duration.ofSeconds(5), () ->
-                    Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().equals("udp-tun-rx-0")));
+            Wait.until("udp reader threads ended", java.time.Duration.ofSeconds(5), () ->
+                    Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().startsWith("udp-")));
         }
     }
 
     /** A bulk TCP stream (many full-size packets, batched sends, batched reads) arrives whole and in order. */
-    private static void assertTcpStreamArrivesIntact(UdpNode from, UdpNode to, String toAddress, int bytes) throws Exception {
+    static void assertTcpStreamArrivesIntact(UdpNode from, UdpNode to, String toAddress, int bytes) throws Exception {
         CompletableFuture<Long> received = new CompletableFuture<>();
         CountDownLatch listening = new CountDownLatch(1);
         Thread server = new Thread(() -> {
@@ -181,12 +201,12 @@ class UdpTwoNodesIT {
         assertThat(n.exec("ss", "-uln")).as("socket bound to the interface address").contains(underlay + ":8285");
     }
 
-    private static void underlay(UdpNode n, String addr) throws Exception {
+    static void underlay(UdpNode n, String addr) throws Exception {
         n.ip("addr", "add", addr + "/24", "dev", "ul0");
         n.ip("link", "set", "ul0", "up");
     }
 
-    private static void pod(UdpNode n, String cidr) throws Exception {
+    static void pod(UdpNode n, String cidr) throws Exception {
         n.ip("link", "add", "cni0", "type", "bridge");
         n.ip("addr", "add", cidr, "dev", "cni0");
         n.ip("link", "set", "cni0", "up");

@@ -37,6 +37,13 @@ public final class LibC {
     public static final int NETLINK_GET_STRICT_CHK = 12;
     public static final int MSG_TRUNC = 0x20;
     public static final int MSG_DONTWAIT = 0x40;
+    public static final int MSG_WAITFORONE = 0x10000;
+    public static final int AF_INET = 2;
+    public static final int SO_REUSEPORT = 15;
+    public static final int SO_SNDTIMEO = 21;
+    public static final int SOL_UDP = 17;
+    public static final int UDP_SEGMENT = 103;
+    public static final int UDP_GRO = 104;
 
     public static final int O_RDONLY = 0;
     public static final int O_RDWR = 2;
@@ -71,6 +78,8 @@ public final class LibC {
 
     public static native int bind(int fd, byte[] addr, int addrLen) throws LastErrorException;
 
+    public static native int getsockname(int fd, byte[] addr, int[] addrLen) throws LastErrorException;
+
     public static native int setsockopt(int fd, int level, int name, int[] value, int len) throws LastErrorException;
 
     public static native int getsockopt(int fd, int level, int name, int[] value, int[] len) throws LastErrorException;
@@ -87,6 +96,18 @@ public final class LibC {
             throws LastErrorException;
 
     public static native long read(int fd, long buf, long len) throws LastErrorException;
+
+    /** struct mmsghdr[vlen] at {@code msgvec}; {@code timeout} a struct timespec pointer or 0. */
+    public static native int recvmmsg(int fd, long msgvec, int vlen, int flags, long timeout) throws LastErrorException;
+
+    /** struct msghdr at {@code msg}. */
+    public static native long sendmsg(int fd, long msg, int flags) throws LastErrorException;
+
+    /** struct iovec[iovcnt] at {@code iov}. */
+    public static native long writev(int fd, long iov, int iovcnt) throws LastErrorException;
+
+    /** The calling thread when {@code pid} is 0; {@code mask} a cpu_set_t of {@code size} bytes. */
+    public static native int sched_setaffinity(int pid, long size, long[] mask) throws LastErrorException;
 
     public static native long write(int fd, long buf, long len) throws LastErrorException;
 

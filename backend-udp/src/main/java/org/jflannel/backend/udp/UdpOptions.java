@@ -1,0 +1,87 @@
+package org.jflannel.backend.udp;
+
+import java.util.Locale;
+import java.util.Map;
+import org.jflannel.core.ConfigException;
+
+/**
+ * The udp backend's fast-path switches (DESIGN §6), each on by default and each falling back by
+ * itself when the kernel refuses it. Read from the environment so the daemon's flags stay
+ * upstream's: {@code JFLANNEL_UDP_OFFLOAD} (flannel0 with IFF_VNET_HDR + TSO, and UDP GSO),
+ * {@code JFLANNEL_UDP_GRO} (UDP GRO on the socket), {@code JFLANNEL_UDP_COALESCE} (received TCP
+ * segments merged into super-packets; needs the offloads), {@code JFLANNEL_UDP_QUEUES} (TUN queues
+ * and SO_REUSEPORT sockets, one reader thread each). All off and one queue is upstream's plain path.
+ * {@code JFLANNEL_UDP_TX_HANDOFF} (off by default) brings back the former hand-off of every send to a
+ * sender thread, for the benchmark's comparison only.
+ */
+public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues, boolean txHandoff) {
+    static final int MAX_QUEUES = 16;
+
+    public UdpOptions {
+        if (queues < 1 || queues > MAX_QUEUES) {
+            throw new IllegalArgumentException("udp queues: expected 1.." + MAX_QUEUES + ", got " + queues);
+        }
+    }
+
+    /** Everything on; one queue per CPU (at most 4). */
+    public static UdpOptions defaults() {
+        return new UdpOptions(true, true, true, defaultQueues(), false);
+    }
+
+    public UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues) {
+        this(offload, gro, coalesce, queues, false);
+    }
+
+    /** Upstream's path: one packet per read, write and datagram; one queue. */
+    public static UdpOptions plain() {
+        return new UdpOptions(false, false, false, 1, false);
+    }
+
+    public static UdpOptions fromEnvironment(Map<String, String> env) throws ConfigException {
+        return new UdpOptions(flag(env, "JFLANNEL_UDP_OFFLOAD"), flag(env, "JFLANNEL_UDP_GRO"),
+                flag(env, "JFLANNEL_UDP_COALESCE"), queues(env, "JFLANNEL_UDP_QUEUES"),
+                flag(env, "JFLANNEL_UDP_TX_HANDOFF", false));
+    }
+
+    static int defaultQueues() {
+        return Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+    }
+
+    private static boolean flag(Map<String, String> env, String name) throws ConfigException {
+        return flag(env, name, true);
+    }
+
+    private static boolean flag(Map<String, String> env, String name, boolean dflt) throws ConfigException {
+        String v = env.get(name);
+        if (v == null || v.isBlank()) {
+            return dflt;
+        }
+        return switch (v.strip().toLowerCase(Locale.ROOT)) {
+            case "1", "true", "on", "yes" -> true;
+            case "0", "false", "off", "no" -> false;
+            default -> throw new ConfigException(name, name + ": expected on or off (1/0, true/false), got \"" + v + "\"");
+        };
+    }
+
+    private static int queues(Map<String, String> env, String name) throws ConfigException {
+        String v = env.get(name);
+        if (v == null || v.isBlank()) {
+            return defaultQueues();
+        }
+        try {
+            int n = Integer.parseInt(v.strip());
+            if (n >= 1 && n <= MAX_QUEUES) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new ConfigException(name, name + ": expected 1.." + MAX_QUEUES + ", got \"" + v + "\"");
+    }
+
+    @Override
+    public String toString() {
+        return "offload=" + offload + " gro=" + gro + " coalesce=" + coalesce + " queues=" + queues
+                + (txHandoff ? " txHandoff=true" : "");
+    }
+}

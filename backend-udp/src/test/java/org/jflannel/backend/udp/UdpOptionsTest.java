@@ -1,0 +1,35 @@
+package org.jflannel.backend.udp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Map;
+import org.jflannel.core.ConfigException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class UdpOptionsTest {
+
+    @Test
+    void nothingSetMeansEverythingOnWithoutHandoff() throws Exception {
+        UdpOptions o = UdpOptions.fromEnvironment(Map.of());
+        assertThat(o).isEqualTo(new UdpOptions(true, true, true, UdpOptions.defaultQueues(), false));
+        assertThat(o.queues()).isBetween(1, 4);
+    }
+
+    @Test
+    void eachSwitchIsReadFromItsVariable() throws Exception {
+        UdpOptions o = UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_OFFLOAD", "off", "JFLANNEL_UDP_GRO", "0",
+                "JFLANNEL_UDP_COALESCE", "false", "JFLANNEL_UDP_QUEUES", "3", "JFLANNEL_UDP_TX_HANDOFF", "on"));
+        assertThat(o).isEqualTo(new UdpOptions(false, false, false, 3, true));
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource({"JFLANNEL_UDP_GRO, maybe", "JFLANNEL_UDP_QUEUES, 0", "JFLANNEL_UDP_QUEUES, 17", "JFLANNEL_UDP_QUEUES, two"})
+    void aBadValueIsRefusedNamingTheVariable(String name, String value) {
+        assertThatThrownBy(() -> UdpOptions.fromEnvironment(Map.of(name, value)))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.field()).isEqualTo(name))
+                .hasMessageContaining(value);
+    }
+}

@@ -1,0 +1,99 @@
+package org.jflannel.backend.udp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.jflannel.core.LeaseEvent;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Wire compatibility with upstream's udp backend: node B is an independent peer written with
+ * Python's socket module and a plain TUN ({@code upstream_peer.py}: no virtio header, no offloads,
+ * one packet per datagram, as flannel's proxy.c), node A is ours with every fast-path switch on
+ * (and, second, all off). A checked TCP transfer goes both ways: what we send must arrive as one
+ * whole IP packet per datagram with complete checksums (B's kernel verifies them: B writes plain
+ * packets), and what B sends one by one must get through our receive path.
+ */
+@Tag("netns")
+class UdpUpstreamInteropIT {
+
+    static java.util.stream.Stream<UdpOptions> options() {
+        return java.util.stream.Stream.of(new UdpOptions(true, true, true, 2), UdpOptions.plain());
+    }
+
+    @ParameterizedTest(name = "ours: {0}")
+    @MethodSource("options")
+    void tcpBothWaysBetweenOursAndAnUpstreamStylePeer(UdpOptions options) throws Exception {
+        Path script = Path.of(UdpUpstreamInteropIT.class.getResource("/upstream_peer.py").toURI());
+        try (UdpNode a = UdpNode.create("uia"); UdpNode b = UdpNode.create("uib")) {
+            a.ip("link", "add", "ul0", "type", "veth", "peer", "name", "ul0", "netns", b.name());
+            UdpTwoNodesIT.underlay(a, "192.0.2.1");
+            UdpTwoNodesIT.underlay(b, "192.0.2.2");
+            UdpTwoNodesIT.pod(a, "10.244.1.1/24");
+            UdpTwoNodesIT.pod(b, "10.244.2.1/24");
+            UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", options);
+            a.apply(LeaseEvent.added(Leases.udp("10.244.2.0/24", "192.0.2.2")));
+
+            Process peer = new ProcessBuilder("ip", "netns", "exec", b.name(), "python3", script.toString(),
+                    "flannel0", "192.0.2.2", "8285", "192.0.2.1", "8285", "120").redirectErrorStream(true).start();
+            try {
+                BufferedReader out = new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));
+                CompletableFuture<String> ready = CompletableFuture.supplyAsync(() -> readLine(out));
+                assertThat(ready.get(30, TimeUnit.SECONDS)).as("upstream-style peer started").isEqualTo("ready");
+                // what upstream configures (REFERENCE §7): <subnet IP>/32, MTU - 28, the route of the whole network
+                b.ip("addr", "add", "10.244.2.0/32", "dev", "flannel0");
+                b.ip("link", "set", "flannel0", "mtu", "1472", "up");
+                b.ip("route", "add", "10.244.0.0/16", "dev", "flannel0");
+
+                assertThat(a.exec("ping", "-c", "2", "-W", "2", "-I", "10.244.1.1", "10.244.2.1")).contains("2 received");
+                UdpTwoNodesIT.assertTcpStreamArrivesIntact(a, b, "10.244.2.1", 4 << 20);
+                UdpTwoNodesIT.assertTcpStreamArrivesIntact(b, a, "10.244.1.1", 4 << 20);
+
+                peer.getOutputStream().close(); // stdin closed: the peer prints its counters and exits
+                CompletableFuture<String> counters = CompletableFuture.supplyAsync(() -> readLine(out));
+                String line = counters.get(30, TimeUnit.SECONDS);
+                assertThat(line).startsWith("counters ");
+                assertThat(value(line, "foreign")).isZero();
+                assertThat(value(line, "received")).as("datagrams B took from us").isGreaterThan(2800);
+                assertThat(value(line, "biggest")).as("one MTU-sized packet per datagram on the wire").isLessThanOrEqualTo(1472);
+                assertThat(na.counters().packetsFromPeers()).as("packets we took from B").isGreaterThan(2800);
+                assertThat(na.counters().drops(UdpCounters.Drop.MALFORMED)).isZero();
+            } finally {
+                peer.destroy();
+                if (!peer.waitFor(10, TimeUnit.SECONDS)) {
+                    peer.destroyForcibly();
+                }
+            }
+        }
+    }
+
+    private static String readLine(BufferedReader r) {
+        try {
+            String line;
+            while ((line = r.readLine()) != null) {
+                if (line.equals("ready") || line.startsWith("counters ")) {
+                    return line;
+                }
+            }
+            return "<eof>";
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static long value(String line, String key) {
+        for (String f : line.split(" ")) {
+            if (f.startsWith(key + "=")) {
+                return Long.parseLong(f.substring(key.length() + 1));
+            }
+        }
+        throw new AssertionError("no " + key + " in " + line);
+    }
+}
