@@ -38,7 +38,6 @@ public final class LibC {
     public static final int MSG_TRUNC = 0x20;
     public static final int MSG_DONTWAIT = 0x40;
     public static final int MSG_WAITFORONE = 0x10000;
-    public static final int AF_INET = 2;
     public static final int SO_REUSEPORT = 15;
     public static final int SO_SNDTIMEO = 21;
     public static final int SOL_UDP = 17;
