@@ -222,5 +222,5 @@ touch -d "@$SOURCE_DATE_EPOCH" "$layout/index.json" "$layout/oci-layout"
 find "$layout" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" -cf "$out.tmp" -C "$layout" .
 mv -f "$out.tmp" "$out"
-rm -rf "$bundle"
+rm -rf "$bundle" "$layout" # the archive holds the layout; logs stay in $work
 log "wrote $out ($(du -h "$out" | cut -f1), $(( $(date +%s) - start )) s)"
