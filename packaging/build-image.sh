@@ -101,8 +101,9 @@ repack "Debian $SUITE minbase + iptables, nftables, ca-certificates; iptables-wr
 log "layer 1 (base OS) done ($(du -sh "$rootfs" | cut -f1))"
 
 # --- 2. Java runtimes ---------------------------------------------------------------------------------
-jlink_runtime() { # $1 modules, $2 output directory
-    "$JDK/bin/jlink" --add-modules "$1" --strip-debug --no-header-files --no-man-pages --compress=zip-6 \
+jlink_runtime() { # $1 modules, $2 output directory, $3 extra jlink options
+    # shellcheck disable=SC2086 # $3 is a list of options
+    "$JDK/bin/jlink" --add-modules "$1" --strip-debug --no-header-files --no-man-pages ${3:-} \
         --output "$2" >/dev/null
     # the JDK's own CDS archive is not needed: our AppCDS archives are static (they hold the JDK's
     # classes too); libjvm.so carries a 5 MB symbol table the JVM never reads
@@ -112,13 +113,17 @@ jlink_runtime() { # $1 modules, $2 output directory
 opt="$rootfs/opt/jflannel"
 mkdir -p "$opt/bin" "$opt/app/lib" "$opt/cni"
 log "jlink: flanneld runtime ($FLANNELD_MODULES)"
+# the daemon's modules file uncompressed: a compressed one (--compress=zip-6, 21 MB less unpacked, about the
+# same once the layer is gzipped) costs the long-running daemon 4 MB of RSS in decompression buffers
+# (N=500 etcd leases: 97.4 -> 93.7 MB)
 jlink_runtime "$FLANNELD_MODULES" "$opt/jre"
 # the CNI bundle: runtime + jars; its directory name carries a hash of that content, so a host keeps
 # one directory per version and a launcher always names a complete one
 cnistage="$work/cni-stage"
 mkdir -p "$cnistage/lib"
 log "jlink: CNI plugin runtime ($CNI_MODULES)"
-jlink_runtime "$CNI_MODULES" "$cnistage/jre"
+# the plugin's compressed: it lives on every node, and its classes come from its archive
+jlink_runtime "$CNI_MODULES" "$cnistage/jre" --compress=zip-6
 cp "$cni_jar" "$cnistage/cni-flannel.jar"
 cp "$repo"/cni-flannel/target/lib/*.jar "$cnistage/lib/"
 # identical files in both runtimes (libjvm.so, ...) become hard links: stored once in the layer
@@ -217,5 +222,5 @@ touch -d "@$SOURCE_DATE_EPOCH" "$layout/index.json" "$layout/oci-layout"
 find "$layout" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" -cf "$out.tmp" -C "$layout" .
 mv -f "$out.tmp" "$out"
-rm -rf "$bundle"
+rm -rf "$bundle" "$layout" # the archive holds the layout; logs stay in $work
 log "wrote $out ($(du -h "$out" | cut -f1), $(( $(date +%s) - start )) s)"
