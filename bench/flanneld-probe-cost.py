@@ -2,6 +2,7 @@
 # Usage (root): bench/flanneld-probe-cost.py [N]      (default 2000)
 #   env WINDOW_S=60   CPU sampling window once the first probe rounds are done
 #   env RUNS=1        repetitions of the off/on pair
+#   env OFF=0         skip the run with probing off
 #   env ANSWER=1      the peers answer: a responder namespace behind ext0 owns the peers' public IPs
 #                     (198.18.0.0/15 local) and one VXLAN device with the VTEP MAC every lease publishes; all of
 #                     10.0.0.0/8 is local there but the daemon's subnet (a rule before the local table sends it
@@ -153,7 +154,8 @@ def main():
         if ANSWER:
             answering_setup()
         for run in range(1, RUNS + 1):
-            one(False, run)
+            if os.environ.get("OFF", "1") == "1":
+                one(False, run)
             one(True, run)
     finally:
         conv.cleanup()

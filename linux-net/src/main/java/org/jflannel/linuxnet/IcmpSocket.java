@@ -35,6 +35,7 @@ public final class IcmpSocket implements AutoCloseable {
     private final ByteBuffer sockaddr = ByteBuffer.allocateDirect(16);
     private final long sockaddrAddress = LibC.address(sockaddr);
     private final java.util.Map<Integer, Long> payloadSums = new java.util.HashMap<>();
+    private int rcvTimeoutMillis;
 
     private IcmpSocket(Fd fd) {
         this.fd = fd;
@@ -105,14 +106,29 @@ public final class IcmpSocket implements AutoCloseable {
     }
 
     /**
-     * Reads one message without waiting; empty when nothing is queued. Packets that are not about an
-     * echo request (or are truncated) are skipped.
+     * Waits up to {@code timeoutMillis} (1..10,000) for one message and returns it; empty when none
+     * came. One blocking {@code recv} (SO_RCVTIMEO) per message: at thousands of peers the probe loop
+     * calls this hundreds of times a second, so it costs one system call, not a poll and a read.
+     * Packets that are not about an echo request (or are truncated) are skipped.
      */
-    public Optional<IcmpMessage> receive() throws NetlinkException {
+    public Optional<IcmpMessage> receive(int timeoutMillis) throws NetlinkException {
+        if (timeoutMillis < 1 || timeoutMillis > 10_000) {
+            throw new IllegalArgumentException("icmp receive timeout must be 1..10000 ms, got " + timeoutMillis);
+        }
+        if (timeoutMillis != rcvTimeoutMillis) {
+            int[] timeval = {timeoutMillis / 1000, 0, (timeoutMillis % 1000) * 1000, 0}; // struct timeval, 64-bit LE
+            try {
+                LibC.setsockopt(fd.get(), LibC.SOL_SOCKET, LibC.SO_RCVTIMEO, timeval, 16);
+            } catch (LastErrorException e) {
+                throw new NetlinkException("setsockopt", "icmp socket SO_RCVTIMEO", e.getErrorCode(), "");
+            }
+            rcvTimeoutMillis = timeoutMillis;
+        }
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         while (true) {
             long n;
             try {
-                n = LibC.recv(fd.get(), rxAddress, rx.capacity(), LibC.MSG_DONTWAIT);
+                n = LibC.recv(fd.get(), rxAddress, rx.capacity(), 0);
             } catch (LastErrorException e) {
                 if (e.getErrorCode() == Errno.EAGAIN) {
                     return Optional.empty();
@@ -124,7 +140,7 @@ public final class IcmpSocket implements AutoCloseable {
             }
             rx.clear().limit((int) n);
             Optional<IcmpMessage> m = IcmpCodec.parse(rx);
-            if (m.isPresent()) {
+            if (m.isPresent() || System.nanoTime() - deadline >= 0) {
                 return m;
             }
         }

@@ -21,11 +21,9 @@ class IcmpSocketIT {
                     nl.setUp(nl.link("lo").orElseThrow().index());
                     s.sendEcho((Inet4Address) InetAddress.getByName("127.0.0.1"), 0x4242, 7, 1000);
                     for (int i = 0; i < 10; i++) {   // bounded: 10 x 500 ms
-                        if (s.awaitReadable(500)) {
-                            Optional<IcmpMessage> m = s.receive();
-                            if (m.isPresent() && m.get().id() == 0x4242) {
-                                return m;
-                            }
+                        Optional<IcmpMessage> m = s.receive(500);
+                        if (m.isPresent() && m.get().id() == 0x4242) {
+                            return m;
                         }
                     }
                     return Optional.<IcmpMessage>empty();
@@ -34,6 +32,11 @@ class IcmpSocketIT {
             assertThat(reply).as("echo reply from 127.0.0.1").isPresent();
             assertThat(reply.get().kind()).isEqualTo(IcmpMessage.Kind.ECHO_REPLY);
             assertThat(reply.get().seq()).isEqualTo(7);
+            assertThat(t.ns.call(() -> {
+                try (IcmpSocket s = IcmpSocket.open()) {
+                    return s.receive(50);
+                }
+            })).as("nothing to read: empty after the timeout").isEmpty();
         }
     }
 

@@ -15,9 +15,12 @@ import org.jflannel.core.MacAddress;
  * address, which its {@code flannel.1} or {@code flannel0} carries as /32), where through the
  * underlay (its public IP), and, for VXLAN, the VTEP MAC it published.
  *
+ * @param key     the lease's key, {@code peer} the public IP and {@code subnet} the subnet as text: computed
+ *                once, since the probe loop needs them for every round
  * @param vtepMac null for backends without one (udp) or when the lease's data has none
  */
-record PeerTarget(Lease lease, Inet4Address overlay, Inet4Address underlay, MacAddress vtepMac) {
+record PeerTarget(Lease lease, String key, String peer, String subnet, Inet4Address overlay, Inet4Address underlay,
+                  MacAddress vtepMac) {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     PeerTarget {
@@ -31,20 +34,9 @@ record PeerTarget(Lease lease, Inet4Address overlay, Inet4Address underlay, MacA
         if (lease.subnet() == null || lease.attrs().publicIp() == null) {
             return Optional.empty();
         }
-        return Optional.of(new PeerTarget(lease, (Inet4Address) lease.subnet().inetAddress(), lease.attrs().publicIp(),
+        return Optional.of(new PeerTarget(lease, lease.key(), lease.attrs().publicIp().getHostAddress(),
+                lease.subnet().toString(), lease.subnet().inetAddress(), lease.attrs().publicIp(),
                 vtepMac(lease.attrs().backendData())));
-    }
-
-    String key() {
-        return lease.key();
-    }
-
-    String subnet() {
-        return lease.subnet().toString();
-    }
-
-    String peer() {
-        return underlay.getHostAddress();
     }
 
     /**
