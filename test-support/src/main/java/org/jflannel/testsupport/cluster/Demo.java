@@ -112,9 +112,13 @@ public final class Demo {
         out.println();
         out.println("The cluster stays up until Ctrl-C. Explore it (as root):");
         out.println("  ip netns list | grep " + cluster.names().prefix() + "        # this run's namespaces");
-        out.println("  ip -n " + n1.namespace() + " -d link show flannel.1       # the VTEP on " + n1.name());
-        out.println("  ip -n " + n1.namespace() + " route; ip -n " + n1.namespace() + " neigh show dev flannel.1");
-        out.println("  bridge -n " + n1.namespace() + " fdb show dev flannel.1");
+        if (cluster.options().backend().equals("host-gw")) {
+            out.println("  ip -n " + n1.namespace() + " route show dev eth0       # a route per peer via its address, on " + n1.name());
+        } else {
+            out.println("  ip -n " + n1.namespace() + " -d link show flannel.1       # the VTEP on " + n1.name());
+            out.println("  ip -n " + n1.namespace() + " route; ip -n " + n1.namespace() + " neigh show dev flannel.1");
+            out.println("  bridge -n " + n1.namespace() + " fdb show dev flannel.1");
+        }
         out.println("  cat " + n1.subnetFile() + "; less " + n1.log());
         out.println("  ip netns exec " + n1.namespace() + " iptables -t nat -S");
         if (p != null) {
