@@ -13,7 +13,8 @@ import org.jflannel.linuxnet.internal.LibC;
  * {@link DatagramBatch} (with UDP GRO a slot holds a whole train of one sender's datagrams and its
  * segment size), {@code sendmsg} from an {@link IoVec} (with UDP GSO, {@code UDP_SEGMENT}, one call
  * sends many equal-sized datagrams). It belongs to the network namespace of the thread that binds
- * it. One thread receives and one sends at a time (the send header is reused).
+ * it. One thread receives at a time; sends are serialized (the send header is reused), which costs
+ * an uncontended lock when one thread sends.
  */
 public final class UdpBatchSocket implements AutoCloseable {
     private static final int MSGHDR = 56;
@@ -123,7 +124,8 @@ public final class UdpBatchSocket implements AutoCloseable {
      * datagrams of that size, the last may be shorter). Returns false on EAGAIN (send buffer full
      * for the socket's timeout) or ENOBUFS; other errors throw.
      */
-    public boolean send(IoVec iov, int from, int count, int segmentSize, int address, int port) throws NetlinkException {
+    public synchronized boolean send(IoVec iov, int from, int count, int segmentSize, int address, int port)
+            throws NetlinkException {
         send.putShort(MSGHDR + 2, Short.reverseBytes((short) port));
         send.putInt(MSGHDR + 4, Integer.reverseBytes(address));
         send.putLong(16, iov.address(from));  // msg_iov
