@@ -12,7 +12,9 @@
 #   STREAMS="1 4"                                    (iperf3 -P per run, each measured for flannel and kernel; default 1)
 #   JFLANNEL_UDP_GRO=0 ... (and _COALESCE, _QUEUES, _OFFLOAD) reach flanneld through the environment: one
 #                                                     udp fast-path technique off per invocation (docs/configuration.md)
-#   FLANNELD_JAVA_OPTS=...                           extra JVM options for flanneld (e.g. C2: -XX:TieredStopAtLevel=4)
+#   FLANNELD_JAVA_OPTS=...                           extra JVM options for flanneld
+#   FLANNELD_JIT=c1|c2                               flanneld's JIT (bin/flanneld); BACKEND=udp defaults to c2,
+#                                                     as manifests/overlays/udp ships it; vxlan and host-gw to c1
 # Every run also reports CPU: cpu_busy = busy cores of the whole machine during the run (/proc/stat), and for
 # the flannel variants cpu_fa/cpu_fb = cores used by the two flanneld processes; each also per Gbit/s.
 #
@@ -39,6 +41,7 @@ ROUNDS=${2:-3}
 BACKEND=${BACKEND:-vxlan}
 case $BACKEND in vxlan) DEV=flannel.1 ;; udp) DEV=flannel0 ;; host-gw) DEV=eth0 ;;
     *) echo "BACKEND: expected vxlan, udp or host-gw, got $BACKEND" >&2; exit 1 ;; esac
+[ "$BACKEND" != udp ] || export FLANNELD_JIT=${FLANNELD_JIT:-c2}   # as manifests/overlays/udp runs it
 ID=$(printf '%05d' $(( (RANDOM * 32768 + RANDOM) % 100000 )))
 P="jftp$ID"                     # namespaces: ${P}a ${P}b (flannel nodes), ${P}pa ${P}pb (their pods),
 D=$(mktemp -d "/tmp/jflannel-bench-$P.XXXX")   # ${P}c ${P}d (kernel nodes), ${P}pc ${P}pd (their pods)
@@ -80,7 +83,7 @@ underlay() { # nsX nsY: veth eth0 192.0.2.1/24 <-> eth0 192.0.2.2/24, both nodes
 }
 
 echo "# machine: $(nproc) cpus, kernel $(uname -r), $(java -version 2>&1 | head -1), $(iperf3 --version | head -1)"
-echo "# commit $(git log -1 --format='%h %s'); namespaces ${P}*; load1 at start $(cut -d' ' -f1 /proc/loadavg); backend $BACKEND"
+echo "# commit $(git log -1 --format='%h %s'); namespaces ${P}*; load1 at start $(cut -d' ' -f1 /proc/loadavg); backend $BACKEND; flanneld JIT ${FLANNELD_JIT:-c1}"
 
 # ---------------- (a) flannel: etcd + two flanneld + CNI plugin ----------------
 flannel_pair() { # nsX nsY dir ipmasq(1/0): etcd in X, flanneld in both (with --ip-masq when 1)

@@ -7,12 +7,14 @@ import java.util.Set;
 import org.jflannel.linuxnet.internal.Errno;
 import org.jflannel.linuxnet.internal.Fd;
 import org.jflannel.linuxnet.internal.LibC;
+import org.jflannel.linuxnet.internal.LibCQuiet;
 
 /**
  * A TUN device opened through /dev/net/tun. The device lives as long as the descriptor (unless made
  * persistent elsewhere), so {@link #close()} (exactly once) also removes it. It belongs to the
  * network namespace of the thread that opened it. Reads and writes use direct buffers; a read
- * blocks until a packet arrives.
+ * blocks until a packet arrives, unless {@link #setNonBlocking()} was called. One thread reads
+ * (and polls); writes may come from others.
  */
 public final class TunDevice implements AutoCloseable {
     public enum Flag { TUN, NO_PI, VNET_HDR, MULTI_QUEUE }
@@ -35,6 +37,8 @@ public final class TunDevice implements AutoCloseable {
 
     private final Fd fd;
     private final String name;
+    private final ByteBuffer pollFd = ByteBuffer.allocateDirect(8).order(java.nio.ByteOrder.nativeOrder());
+    private final long pollFdAddress = LibC.address(pollFd);
     private volatile Cached readCache;
     private volatile Cached writeCache;
 
@@ -119,13 +123,27 @@ public final class TunDevice implements AutoCloseable {
     }
 
     /**
+     * Makes reads return at once when no packet is queued ({@link #read} -1, {@link #tryRead} -1): a
+     * reader that reads first and polls only when the queue is empty makes one system call per
+     * packet while packets keep coming, instead of a poll and a read.
+     */
+    public void setNonBlocking() throws NetlinkException {
+        try {
+            int flags = LibC.fcntl(fd.get(), LibC.F_GETFL, 0);
+            LibC.fcntl(fd.get(), LibC.F_SETFL, flags | LibC.O_NONBLOCK);
+        } catch (LastErrorException e) {
+            throw new NetlinkException("fcntl F_SETFL O_NONBLOCK", name, e.getErrorCode(), "");
+        }
+    }
+
+    /**
      * Waits up to {@code timeoutMillis} for a packet to read (poll POLLIN); lets a reader bound its
-     * wait and notice a stop request, since a blocked read() is not woken by close().
+     * wait and notice a stop request, since a blocked read() is not woken by close(). Reader thread only.
      */
     public boolean awaitReadable(int timeoutMillis) throws NetlinkException {
-        int[] pfd = {fd.get(), LibC.POLLIN};
+        pollFd.putInt(0, fd.get()).putInt(4, LibC.POLLIN); // events; revents (the high half) zeroed
         try {
-            return LibC.poll(pfd, 1, timeoutMillis) > 0 && ((pfd[1] >>> 16) & LibC.POLLIN) != 0;
+            return LibC.poll(pollFdAddress, 1, timeoutMillis) > 0 && ((pollFd.getShort(6) & LibC.POLLIN) != 0);
         } catch (LastErrorException e) {
             if (e.getErrorCode() == Errno.EINTR) {
                 return false;
@@ -134,24 +152,47 @@ public final class TunDevice implements AutoCloseable {
         }
     }
 
-    /** Reads one packet into {@code direct} at its position; advances the position; returns the length. */
+    /**
+     * Reads one packet into {@code direct} at its position; advances the position; returns the
+     * length, or -1 when the device is non-blocking and no packet is queued.
+     */
     public int read(ByteBuffer direct) throws NetlinkException {
-        Cached c = readCache;
-        if (c == null || c.buffer() != direct) {
-            readCache = c = new Cached(direct, LibC.address(direct));
-        }
-        long addr = c.address();
+        long addr = readAddress(direct);
         while (true) {
             try {
                 int n = (int) LibC.read(fd.get(), addr + direct.position(), direct.remaining());
                 direct.position(direct.position() + n);
                 return n;
             } catch (LastErrorException e) {
+                if (e.getErrorCode() == Errno.EAGAIN) {
+                    return -1;
+                }
                 if (e.getErrorCode() != Errno.EINTR) {
                     throw new NetlinkException("read", name, e.getErrorCode(), "");
                 }
             }
         }
+    }
+
+    /**
+     * As {@link #read}, but a failure raises nothing: -1 when no packet was read, whatever the
+     * reason (an empty queue of a non-blocking device, mostly); {@link #read} then tells an error.
+     */
+    public int tryRead(ByteBuffer direct) {
+        long addr = readAddress(direct);
+        int n = (int) LibCQuiet.read(fd.get(), addr + direct.position(), direct.remaining());
+        if (n >= 0) {
+            direct.position(direct.position() + n);
+        }
+        return n;
+    }
+
+    private long readAddress(ByteBuffer direct) {
+        Cached c = readCache;
+        if (c == null || c.buffer() != direct) {
+            readCache = c = new Cached(direct, LibC.address(direct));
+        }
+        return c.address();
     }
 
     /** Writes the bytes between position and limit as one packet; advances the position. */

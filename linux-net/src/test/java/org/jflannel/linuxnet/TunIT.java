@@ -55,6 +55,47 @@ class TunIT {
     }
 
     @Test
+    void aNonBlockingTunReadsWhatIsQueuedAndSaysMinusOneWhenEmpty() throws Exception {
+        try (TestNs t = TestNs.create("tunnb")) {
+            TunDevice tun = t.ns.call(() -> {
+                TunDevice d = TunDevice.open("jtnb%d", EnumSet.of(TunDevice.Flag.TUN, TunDevice.Flag.NO_PI));
+                Sysctl.write("net.ipv6.conf." + d.name() + ".disable_ipv6", "1"); // nothing queued but our packets
+                try (RtNetlink nl = RtNetlink.open()) {
+                    int idx = nl.link(d.name()).orElseThrow().index();
+                    nl.addAddress(idx, IpPrefix.parse("10.98.0.1/32"));
+                    nl.setUp(idx);
+                    nl.replaceRoute(Route.device(IpPrefix.parse("10.98.1.0/24"), idx));
+                }
+                return d;
+            });
+            try (tun) {
+                tun.setNonBlocking();
+                ByteBuffer buf = ByteBuffer.allocateDirect(2048);
+                assertThat(tun.tryRead(buf)).as("empty queue: no packet, no exception").isEqualTo(-1);
+                assertThat(tun.read(buf)).as("empty queue, errno EAGAIN").isEqualTo(-1);
+                assertThat(buf.position()).isZero();
+
+                Process ping = new ProcessBuilder("ip", "netns", "exec", t.name(), "ping", "-c", "2", "-i", "0.2",
+                        "-W", "1", "10.98.1.5").redirectErrorStream(true).start();
+                try {
+                    assertThat(tun.awaitReadable(5_000)).as("the first echo request within 5 s").isTrue();
+                    int n = tun.tryRead(buf);
+                    assertThat(n).isEqualTo(84).isEqualTo(buf.position()); // 20 + 8 + 56 bytes of ping's payload
+                    assertThat(buf.get(9)).as("ICMP").isEqualTo((byte) 1);
+                    assertThat(ipString(buf, 16)).isEqualTo("10.98.1.5");
+                    assertThat(tun.awaitReadable(5_000)).as("the second echo request within 5 s").isTrue();
+                    buf.clear();
+                    assertThat(tun.read(buf)).isEqualTo(84);
+                    assertThat(tun.tryRead(buf.clear())).as("drained").isEqualTo(-1);
+                } finally {
+                    ping.destroy();
+                    ping.waitFor(5, TimeUnit.SECONDS);
+                }
+            }
+        }
+    }
+
+    @Test
     void vnetHeaderTunAcceptsOffloadsAndCloseIsOnce() throws Exception {
         try (TestNs t = TestNs.create("tun")) {
             t.ns.run(() -> {

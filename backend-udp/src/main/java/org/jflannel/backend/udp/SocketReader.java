@@ -38,23 +38,24 @@ final class SocketReader implements AutoCloseable {
     private volatile boolean stopped;
 
     private SocketReader(UdpBatchSocket socket, int index, TunDevice tun, boolean vnetHdr, boolean gro, boolean coalesce,
-            int maxDatagram, PacketPath path) {
+            boolean verifyChecksums, int maxDatagram, PacketPath path) {
         this.socket = socket;
         this.tun = tun;
         this.path = path;
         this.batch = gro ? new DatagramBatch(GRO_SLOTS, GRO_SLOT_SIZE) : new DatagramBatch(PLAIN_SLOTS, room(maxDatagram));
-        this.coalescer = new TrainCoalescer(vnetHdr, coalesce, this::write);
+        this.coalescer = new TrainCoalescer(vnetHdr, coalesce, verifyChecksums, this::write);
         this.thread = new Thread(this::loop, "udp-sock-rx-" + index);
         this.thread.setDaemon(true);
     }
 
     /**
-     * @param gro         UDP_GRO is on for the socket: slots hold trains
-     * @param maxDatagram the external MTU: room per slot without GRO (jumbo frames of peers still fit)
+     * @param gro             UDP_GRO is on for the socket: slots hold trains
+     * @param verifyChecksums sum each TCP segment before merging it (see {@link TrainCoalescer})
+     * @param maxDatagram     the external MTU: room per slot without GRO (jumbo frames of peers still fit)
      */
     static SocketReader start(UdpBatchSocket socket, int index, TunDevice tun, boolean vnetHdr, boolean gro,
-            boolean coalesce, int maxDatagram, PacketPath path) {
-        SocketReader r = new SocketReader(socket, index, tun, vnetHdr, gro, coalesce, maxDatagram, path);
+            boolean coalesce, boolean verifyChecksums, int maxDatagram, PacketPath path) {
+        SocketReader r = new SocketReader(socket, index, tun, vnetHdr, gro, coalesce, verifyChecksums, maxDatagram, path);
         r.thread.start();
         return r;
     }

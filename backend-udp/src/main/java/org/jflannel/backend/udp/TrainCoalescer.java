@@ -13,8 +13,8 @@ import org.jflannel.linuxnet.IoVec;
  *   <li>IPv4 without options or fragments, same addresses, TOS, TTL and DF; IP ids incrementing by one
  *       (or all equal with DF);</li>
  *   <li>TCP: same ports, ack, header length, window, urgent pointer and options; flags ACK (and PSH);
- *       each sequence number the previous one's end; a verified checksum (the merged packet goes up
- *       with its checksum marked partial, so nobody checks it after us);</li>
+ *       each sequence number the previous one's end; an intact segment (the merged packet goes up
+ *       with its checksum marked partial, so nobody checks it after us; see below);</li>
  *   <li>every payload the size of the first but the last; a shorter one or a PSH closes the packet;
  *       at most {@link #MAX_SEGMENTS} segments and 65,535 bytes.</li>
  * </ul>
@@ -23,6 +23,16 @@ import org.jflannel.linuxnet.IoVec;
  * {@link #MAX_FLOWS} flows are merged at once (several pods' streams share the peers' one UDP
  * 4-tuple). Everything pending is written at {@link #flush()}: the end of the batch, before its
  * buffer is reused. Not thread-safe: one per receiving thread.
+ *
+ * <p>Integrity: every datagram handed to us passed the kernel's check of its outer UDP checksum,
+ * which covers the whole inner packet (udp_recvmsg drops a bad one, UDP GRO only aggregates
+ * verified ones), and its inner TCP checksum was complete when the peer sent it (upstream's
+ * kernel wrote it, or our {@link TcpSegmenter} did). So by default a segment is merged without
+ * summing its payload again: that pass was the largest Java cost of the receiving thread. The
+ * gap: a peer that sends with the UDP checksum off (zero, legal in IPv4; neither upstream flannel
+ * nor this daemon does) gets no end-to-end check of what we merge. {@code verifyChecksums} (the
+ * {@code JFLANNEL_UDP_VERIFY_CSUM} switch) restores the kernel GRO's own rule: a segment whose
+ * checksum does not verify is not merged but written alone, for the stack to check and drop.
  */
 final class TrainCoalescer {
     static final int MAX_SEGMENTS = 64;
@@ -40,6 +50,7 @@ final class TrainCoalescer {
 
     private final boolean vnetHdr;
     private final boolean merge;
+    private final boolean verify;
     private final Sink sink;
     private final IoVec iov = new IoVec(MAX_SEGMENTS + 2);
     private final Checksum checksum = new Checksum();
@@ -66,10 +77,12 @@ final class TrainCoalescer {
     /**
      * @param vnetHdr the TUN takes a virtio_net_hdr before each packet
      * @param merge   merge segments (needs {@code vnetHdr}); false: every packet is written alone
+     * @param verify  sum each segment's payload and merge only those whose TCP checksum verifies
      */
-    TrainCoalescer(boolean vnetHdr, boolean merge, Sink sink) {
+    TrainCoalescer(boolean vnetHdr, boolean merge, boolean verify, Sink sink) {
         this.vnetHdr = vnetHdr;
         this.merge = merge && vnetHdr;
+        this.verify = verify;
         this.sink = sink;
     }
 
@@ -131,7 +144,7 @@ final class TrainCoalescer {
         return -1;
     }
 
-    /** Could start or join a merged packet: plain IPv4 header, a data segment with ACK (PSH), a good checksum. */
+    /** Could start or join a merged packet: plain IPv4 header, a data segment with ACK (PSH), (verifying) a good checksum. */
     private boolean mergeable(ByteBuffer b, int at, int len, int ihl) {
         if (ihl != Ipv4.MIN_HEADER || (b.getShort(at + 6) & 0x3fff) != 0) {
             return false;
@@ -139,7 +152,7 @@ final class TrainCoalescer {
         int thl = tcpHeaderLength(b, at + ihl);
         int flags = b.get(at + ihl + 13) & 0xff;
         return thl >= 20 && len > ihl + thl && (flags & ~(ACK | PSH)) == 0 && (flags & ACK) != 0
-                && checksumVerifies(b, at, ihl, len, checksum);
+                && (!verify || checksumVerifies(b, at, ihl, len, checksum));
     }
 
     private boolean continues(int f, ByteBuffer b, int at, int len, int ihl) {

@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * With offloads (IFF_VNET_HDR + TSO) a read may be a 64 KB TCP super-packet: {@link TcpSegmenter}
  * rebuilds each segment's headers beside it and one {@code sendmsg} with UDP GSO sends up to
  * {@link #GSO_SEGMENTS} datagrams gathered from those headers and the payload where it was read.
- * The read waits with a bounded poll so {@link #close()} is noticed within {@link #POLL_MILLIS}.
+ * flannel0's descriptor is non-blocking: the reader reads first and polls (bounded, so
+ * {@link #close()} is noticed within {@link #POLL_MILLIS}) only when the queue is empty.
  * Nothing a packet does stops the loop.
  */
 final class TunReader implements AutoCloseable {
@@ -68,7 +69,9 @@ final class TunReader implements AutoCloseable {
      * @param vnetHdr the TUN was opened with IFF_VNET_HDR (offloads on)
      * @param gso     the socket may send with UDP_SEGMENT
      */
-    static TunReader start(TunDevice tun, int queue, boolean vnetHdr, boolean gso, PacketPath path, Out socket) {
+    static TunReader start(TunDevice tun, int queue, boolean vnetHdr, boolean gso, PacketPath path, Out socket)
+            throws NetlinkException {
+        tun.setNonBlocking();
         TunReader r = new TunReader(tun, queue, vnetHdr, gso, path, socket);
         r.thread.start();
         return r;
@@ -79,11 +82,18 @@ final class TunReader implements AutoCloseable {
         boolean errorLogged = false;
         while (!stopped) {
             try {
-                if (!tun.awaitReadable(POLL_MILLIS)) {
-                    continue;
-                }
                 raw.clear();
-                int n = tun.read(raw);
+                int n = tun.tryRead(raw); // while packets keep coming: one system call each
+                if (n < 0) { // the queue is empty (or the read failed: read() below says why)
+                    if (!tun.awaitReadable(POLL_MILLIS)) {
+                        continue;
+                    }
+                    raw.clear();
+                    n = tun.read(raw);
+                    if (n < 0) {
+                        continue; // a spurious wake-up: poll again
+                    }
+                }
                 if (n < hdr) {
                     path.drop(Drop.MALFORMED, "packet from tun dropped reason=short-read length={}", n);
                     continue;

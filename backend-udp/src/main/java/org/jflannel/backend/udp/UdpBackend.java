@@ -120,7 +120,7 @@ public final class UdpBackend implements Backend {
             }
             for (int i = 0; i < sockets.size(); i++) {
                 readers.add(SocketReader.start(sockets.get(i), i, queues.get(i % queues.size()), vnetHdr, gro,
-                        opts.coalesce(), ext.mtu(), path));
+                        opts.coalesce(), opts.verifyChecksums(), ext.mtu(), path));
             }
             for (int i = 0; i < queues.size(); i++) {
                 UdpBatchSocket s = sockets.get(i % sockets.size());

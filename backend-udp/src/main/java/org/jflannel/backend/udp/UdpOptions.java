@@ -12,9 +12,13 @@ import org.jflannel.core.ConfigException;
  * segments merged into super-packets; needs the offloads), {@code JFLANNEL_UDP_QUEUES} (TUN queues
  * and SO_REUSEPORT sockets, one reader thread each). All off and one queue is upstream's plain path.
  * {@code JFLANNEL_UDP_TX_HANDOFF} (off by default) brings back the former hand-off of every send to a
- * sender thread, for the benchmark's comparison only.
+ * sender thread, for the benchmark's comparison only. {@code JFLANNEL_UDP_VERIFY_CSUM} (off by
+ * default) makes the coalescer sum every received TCP segment's payload to verify its checksum
+ * before merging; off, it relies on the outer UDP checksum the kernel verified (see
+ * {@link TrainCoalescer}).
  */
-public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues, boolean txHandoff) {
+public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues, boolean txHandoff,
+        boolean verifyChecksums) {
     static final int MAX_QUEUES = 16;
 
     public UdpOptions {
@@ -25,22 +29,26 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
 
     /** Everything on; one queue per CPU (at most 4). */
     public static UdpOptions defaults() {
-        return new UdpOptions(true, true, true, defaultQueues(), false);
+        return new UdpOptions(true, true, true, defaultQueues(), false, false);
     }
 
     public UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues) {
-        this(offload, gro, coalesce, queues, false);
+        this(offload, gro, coalesce, queues, false, false);
+    }
+
+    public UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues, boolean txHandoff) {
+        this(offload, gro, coalesce, queues, txHandoff, false);
     }
 
     /** Upstream's path: one packet per read, write and datagram; one queue. */
     public static UdpOptions plain() {
-        return new UdpOptions(false, false, false, 1, false);
+        return new UdpOptions(false, false, false, 1, false, false);
     }
 
     public static UdpOptions fromEnvironment(Map<String, String> env) throws ConfigException {
         return new UdpOptions(flag(env, "JFLANNEL_UDP_OFFLOAD"), flag(env, "JFLANNEL_UDP_GRO"),
                 flag(env, "JFLANNEL_UDP_COALESCE"), queues(env, "JFLANNEL_UDP_QUEUES"),
-                flag(env, "JFLANNEL_UDP_TX_HANDOFF", false));
+                flag(env, "JFLANNEL_UDP_TX_HANDOFF", false), flag(env, "JFLANNEL_UDP_VERIFY_CSUM", false));
     }
 
     static int defaultQueues() {
@@ -82,6 +90,6 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
     @Override
     public String toString() {
         return "offload=" + offload + " gro=" + gro + " coalesce=" + coalesce + " queues=" + queues
-                + (txHandoff ? " txHandoff=true" : "");
+                + (txHandoff ? " txHandoff=true" : "") + (verifyChecksums ? " verifyChecksums=true" : "");
     }
 }

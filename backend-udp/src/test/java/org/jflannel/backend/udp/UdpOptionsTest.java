@@ -21,12 +21,12 @@ class UdpOptionsTest {
     @Test
     void eachSwitchIsReadFromItsVariable() throws Exception {
         UdpOptions o = UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_OFFLOAD", "off", "JFLANNEL_UDP_GRO", "0",
-                "JFLANNEL_UDP_COALESCE", "false", "JFLANNEL_UDP_QUEUES", "3", "JFLANNEL_UDP_TX_HANDOFF", "on"));
-        assertThat(o).isEqualTo(new UdpOptions(false, false, false, 3, true));
+                "JFLANNEL_UDP_COALESCE", "false", "JFLANNEL_UDP_QUEUES", "3", "JFLANNEL_UDP_TX_HANDOFF", "on", "JFLANNEL_UDP_VERIFY_CSUM", "yes"));
+        assertThat(o).isEqualTo(new UdpOptions(false, false, false, 3, true, true));
     }
 
     @ParameterizedTest(name = "{0}={1}")
-    @CsvSource({"JFLANNEL_UDP_GRO, maybe", "JFLANNEL_UDP_QUEUES, 0", "JFLANNEL_UDP_QUEUES, 17", "JFLANNEL_UDP_QUEUES, two"})
+    @CsvSource({"JFLANNEL_UDP_GRO, maybe", "JFLANNEL_UDP_VERIFY_CSUM, sometimes", "JFLANNEL_UDP_QUEUES, 0", "JFLANNEL_UDP_QUEUES, 17", "JFLANNEL_UDP_QUEUES, two"})
     void aBadValueIsRefusedNamingTheVariable(String name, String value) {
         assertThatThrownBy(() -> UdpOptions.fromEnvironment(Map.of(name, value)))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.field()).isEqualTo(name))

@@ -51,6 +51,9 @@ public final class LibC {
     public static final int O_CLOEXEC = 0x80000;
 
     public static final int POLLIN = 0x1;
+    public static final int F_GETFL = 3;
+    public static final int F_SETFL = 4;
+    public static final int O_NONBLOCK = 0x800;
 
     public static final int CLONE_NEWNET = 0x40000000;
     public static final long MS_BIND = 4096;
@@ -120,6 +123,11 @@ public final class LibC {
 
     /** struct pollfd as two ints: {fd, events | revents << 16}. */
     public static native int poll(int[] fds, long nfds, int timeoutMillis) throws LastErrorException;
+
+    /** poll with the pollfd array in native memory: a hot loop's poll without JNA copying an int[] (malloc, free) per call. */
+    public static native int poll(long fds, long nfds, int timeoutMillis) throws LastErrorException;
+
+    public static native int fcntl(int fd, int cmd, long arg) throws LastErrorException;
 
     public static native int setns(int fd, int nstype) throws LastErrorException;
 
