@@ -27,6 +27,15 @@ public final class UdpBatchSocket implements AutoCloseable {
     /** msghdr | sockaddr_in | control, for sends. */
     private final ByteBuffer send = ByteBuffer.allocateDirect(MSGHDR + SOCKADDR + GSO_CONTROL).order(ByteOrder.nativeOrder());
     private final long sendAddress = LibC.address(send);
+    /** struct mmsghdr[MAX_MESSAGES] | sockaddr_in | control per message, for {@link #sendMany}. */
+    private final ByteBuffer many = ByteBuffer.allocateDirect(MAX_MESSAGES * (MMSGHDR + GSO_CONTROL) + SOCKADDR)
+            .order(ByteOrder.nativeOrder());
+    private final long manyAddress = LibC.address(many);
+    /** Messages one {@link #sendMany} call takes at most. */
+    public static final int MAX_MESSAGES = 8;
+    private static final int MMSGHDR = 64; // struct msghdr + unsigned int msg_len, padded
+    private static final int MANY_NAME = MAX_MESSAGES * MMSGHDR;
+    private static final int MANY_CONTROL = MANY_NAME + SOCKADDR;
 
     /** Socket options: SO_REUSEPORT (several sockets share the port), buffer sizes (0: the kernel's default). */
     public record Options(boolean reusePort, int receiveBuffer, int sendBuffer, int timeoutMillis) {
@@ -43,6 +52,16 @@ public final class UdpBatchSocket implements AutoCloseable {
         send.putLong(0, sendAddress + MSGHDR);        // msg_name
         send.putInt(8, SOCKADDR);                     // msg_namelen
         send.putShort(MSGHDR, (short) LibC.AF_INET);  // sin_family
+        many.putShort(MANY_NAME, (short) LibC.AF_INET);
+        for (int i = 0; i < MAX_MESSAGES; i++) {
+            int m = i * MMSGHDR;
+            many.putLong(m, manyAddress + MANY_NAME);  // msg_name: one address for all
+            many.putInt(m + 8, SOCKADDR);
+            int c = MANY_CONTROL + i * GSO_CONTROL;
+            many.putLong(c, 18);                       // cmsg_len = CMSG_LEN(2)
+            many.putInt(c + 8, LibC.SOL_UDP);
+            many.putInt(c + 12, LibC.UDP_SEGMENT);
+        }
     }
 
     /**
@@ -154,6 +173,57 @@ public final class UdpBatchSocket implements AutoCloseable {
                 }
                 if (errno != Errno.EINTR) {
                     throw new NetlinkException("sendmsg", what + (segmentSize > 0 ? " gso " + segmentSize : ""), errno, "");
+                }
+            }
+        }
+    }
+
+    /**
+     * sendmmsg: messages {@code [first, n)} in one system call, all to {@code address:port}; message
+     * {@code i} is pieces {@code [from[i], from[i] + count[i])} of {@code iov}, as UDP GSO when
+     * {@code segmentSize[i] > 0}. A 64 KB TCP super-packet is cut into more datagrams than one UDP GSO
+     * send may carry (65,507 bytes), so it leaves as two or three messages: one call instead of one
+     * each, and the peer's reader, woken by the first, finds the rest already queued. At most
+     * {@link #MAX_MESSAGES} from {@code first}. Returns how many were sent, from {@code first} on: 0
+     * when the send buffer stayed full (EAGAIN, ENOBUFS) for the first of them. Other errors of the
+     * first message throw; a later message's error ends the call early (the caller sends the rest
+     * again, and then sees it).
+     */
+    public synchronized int sendMany(IoVec iov, int[] from, int[] count, int[] segmentSize, int first, int n,
+            int address, int port) throws NetlinkException {
+        int k = Math.min(MAX_MESSAGES, n - first);
+        if (k <= 0) {
+            throw new IllegalArgumentException("sendMany: no messages in [" + first + ", " + n + ")");
+        }
+        many.putShort(MANY_NAME + 2, Short.reverseBytes((short) port));
+        many.putInt(MANY_NAME + 4, Integer.reverseBytes(address));
+        for (int j = 0; j < k; j++) {
+            int i = first + j;
+            int m = j * MMSGHDR;
+            many.putLong(m + 16, iov.address(from[i]));  // msg_iov
+            many.putLong(m + 24, count[i]);              // msg_iovlen
+            if (segmentSize[i] > 0) {
+                int c = MANY_CONTROL + j * GSO_CONTROL;
+                many.putShort(c + 16, (short) segmentSize[i]);
+                many.putLong(m + 32, manyAddress + c);
+                many.putLong(m + 40, GSO_CONTROL);
+            } else {
+                many.putLong(m + 32, 0);
+                many.putLong(m + 40, 0);
+            }
+            many.putInt(m + 48, 0);                      // msg_flags
+        }
+        while (true) {
+            try {
+                return LibC.sendmmsg(fd.get(), manyAddress, k, 0);
+            } catch (LastErrorException e) {
+                int errno = e.getErrorCode();
+                if (errno == Errno.EAGAIN || errno == Errno.ENOBUFS) {
+                    return 0;
+                }
+                if (errno != Errno.EINTR) {
+                    throw new NetlinkException("sendmmsg", what + (segmentSize[first] > 0 ? " gso " + segmentSize[first] : ""),
+                            errno, "");
                 }
             }
         }

@@ -63,6 +63,42 @@ class UdpBatchSocketIT {
         }
     }
 
+    @Test
+    void sendManySendsSeveralMessagesInOrderEachWithItsOwnSegmentSize() throws Exception {
+        try (TestNs t = TestNs.create("udpm")) {
+            t.exec("ip", "link", "set", "lo", "up");
+            t.ns.call(() -> {
+                Inet4Address lo = (Inet4Address) InetAddress.getByName("127.0.0.1");
+                try (UdpBatchSocket plain = UdpBatchSocket.bind(lo, 0, OPTS);
+                     UdpBatchSocket tx = UdpBatchSocket.bind(lo, 0, OPTS)) {
+                    IoVec iov = payload();
+                    ByteBuffer c = ByteBuffer.allocateDirect(700);
+                    iov.add(c, 0, 700);
+                    // m0: GSO 1000 (10 datagrams); m1: one plain 700-byte datagram; m2: GSO 3000 (4 datagrams)
+                    int[] from = {0, 2, 0};
+                    int[] count = {2, 1, 2};
+                    int[] seg = {SEG, 0, 3000};
+                    assertThat(tx.sendMany(iov, from, count, seg, 0, 3, 0x7f000001, plain.localPort())).isEqualTo(3);
+                    assertThat(tx.sendMany(iov, from, count, seg, 1, 2, 0x7f000001, plain.localPort()))
+                            .as("from message 1, up to n = 2: only m1").isEqualTo(1);
+
+                    java.util.List<Integer> lengths = new java.util.ArrayList<>();
+                    DatagramBatch slots = new DatagramBatch(16, 4096);
+                    for (int tries = 0; tries < 20 && lengths.size() < 16; tries++) {
+                        int n = plain.receive(slots);
+                        for (int i = 0; i < n; i++) {
+                            lengths.add(slots.length(i));
+                        }
+                    }
+                    assertThat(lengths).containsExactly(1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 500,
+                            700, 3000, 3000, 3000, 500, 700);
+                    assertThat(plain.receive(slots)).as("nothing more").isZero();
+                }
+                return null;
+            });
+        }
+    }
+
     /** 9,500 bytes in two pieces of two buffers (split inside a segment): byte i = i / 1000 * 7 + i. */
     private static IoVec payload() {
         ByteBuffer a = ByteBuffer.allocateDirect(4321);
@@ -75,6 +111,6 @@ class UdpBatchSocketIT {
                 b.put(i, v);
             }
         }
-        return new IoVec(4).add(a, 0, 4321).add(b, 4321, 9500 - 4321);
+        return new IoVec(8).add(a, 0, 4321).add(b, 4321, 9500 - 4321);
     }
 }

@@ -27,6 +27,16 @@ final class TunReader implements AutoCloseable {
     /** Where datagrams go: {@link UdpBatchSocket#send} itself, or (for comparison) a {@link HandoffSender}. */
     interface Out {
         boolean send(IoVec iov, int from, int count, int segmentSize, int address, int port) throws NetlinkException;
+
+        /** Messages [first, n) as in {@link UdpBatchSocket#sendMany}: how many went, from {@code first} on. */
+        default int sendMany(IoVec iov, int[] from, int[] count, int[] segmentSize, int first, int n, int address, int port)
+                throws NetlinkException {
+            int sent = 0;
+            for (int i = first; i < n && send(iov, from[i], count[i], segmentSize[i], address, port); i++) {
+                sent++;
+            }
+            return sent;
+        }
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(TunReader.class);
@@ -50,6 +60,10 @@ final class TunReader implements AutoCloseable {
     private final ByteBuffer headers = ByteBuffer.allocateDirect(TcpSegmenter.MAX_SEGMENTS * TcpSegmenter.HEADER_SLOT);
     private final IoVec iov = new IoVec(2 * TcpSegmenter.MAX_SEGMENTS);
     private final Checksum checksum = new Checksum();
+    // the messages of one super-packet's sendmmsg: iovec range and segment size each
+    private final int[] msgFrom = new int[TcpSegmenter.MAX_SEGMENTS];
+    private final int[] msgCount = new int[TcpSegmenter.MAX_SEGMENTS];
+    private final int[] msgSegment = new int[TcpSegmenter.MAX_SEGMENTS];
     private boolean gso;
     private volatile boolean stopped;
 
@@ -161,10 +175,52 @@ final class TunReader implements AutoCloseable {
             return;
         }
         int segments = iov.count() / 2;
-        int step = gso ? Math.min(GSO_SEGMENTS, GSO_BYTES / full) : 1;
+        if (!gso) {
+            for (int i = 0; i < segments; i++) {
+                send(peer, 2 * i, 2, 0, 1, (int) iov.bytes(2 * i, 2));
+            }
+            return;
+        }
+        int step = Math.min(GSO_SEGMENTS, GSO_BYTES / full);
+        int messages = 0;
         for (int first = 0; first < segments; first += step) {
             int n = Math.min(step, segments - first);
-            send(peer, 2 * first, 2 * n, n > 1 ? full : 0, n, (int) iov.bytes(2 * first, 2 * n));
+            msgFrom[messages] = 2 * first;
+            msgCount[messages] = 2 * n;
+            msgSegment[messages] = n > 1 ? full : 0;
+            messages++;
+        }
+        sendMessages(peer, messages);
+    }
+
+    /** The planned GSO messages in as few sendmmsg calls as they fit; on a GSO refusal, datagram by datagram. */
+    private void sendMessages(Peer peer, int messages) throws NetlinkException {
+        for (int done = 0; done < messages; ) {
+            int k;
+            try {
+                k = socket.sendMany(iov, msgFrom, msgCount, msgSegment, done, messages, peer.publicIp(), peer.port());
+            } catch (NetlinkException e) {
+                if (msgSegment[done] == 0) {
+                    throw e; // a plain datagram failed: not about GSO
+                }
+                // e.g. EIO: the route's device cannot checksum a GSO datagram; from now on one datagram per segment
+                gso = false;
+                LOG.warn("udp gso refused, sending one datagram per segment from now on dev={} error={}", tun.name(), e.getMessage());
+                for (int m = done; m < messages; m++) {
+                    for (int i = 0; i < msgCount[m]; i += 2) {
+                        send(peer, msgFrom[m] + i, 2, 0, 1, (int) iov.bytes(msgFrom[m] + i, 2));
+                    }
+                }
+                return;
+            }
+            if (k == 0) {
+                path.drop(Drop.SEND_FAILED, "packets to peer dropped reason=socket-buffer-full peer={}", peer);
+                return;
+            }
+            for (int m = done; m < done + k; m++) {
+                path.counters().sent((int) iov.bytes(msgFrom[m], msgCount[m]), msgCount[m] / 2);
+            }
+            done += k;
         }
     }
 

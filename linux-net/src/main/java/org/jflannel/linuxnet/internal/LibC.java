@@ -105,6 +105,9 @@ public final class LibC {
     /** struct msghdr at {@code msg}. */
     public static native long sendmsg(int fd, long msg, int flags) throws LastErrorException;
 
+    /** sendmmsg(2): struct mmsghdr[vlen] in native memory; the number of messages sent. */
+    public static native int sendmmsg(int fd, long msgvec, int vlen, int flags) throws LastErrorException;
+
     /** struct iovec[iovcnt] at {@code iov}. */
     public static native long writev(int fd, long iov, int iovcnt) throws LastErrorException;
 
