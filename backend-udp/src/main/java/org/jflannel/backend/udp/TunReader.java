@@ -28,6 +28,23 @@ final class TunReader implements AutoCloseable {
     interface Out {
         boolean send(IoVec iov, int from, int count, int segmentSize, int address, int port) throws NetlinkException;
 
+        /** The socket itself: one system call per send, and per {@link #sendMany}. */
+        static Out of(UdpBatchSocket socket) {
+            return new Out() {
+                @Override
+                public boolean send(IoVec iov, int from, int count, int segmentSize, int address, int port)
+                        throws NetlinkException {
+                    return socket.send(iov, from, count, segmentSize, address, port);
+                }
+
+                @Override
+                public int sendMany(IoVec iov, int[] from, int[] count, int[] segmentSize, int first, int n, int address,
+                        int port) throws NetlinkException {
+                    return socket.sendMany(iov, from, count, segmentSize, first, n, address, port);
+                }
+            };
+        }
+
         /** Messages [first, n) as in {@link UdpBatchSocket#sendMany}: how many went, from {@code first} on. */
         default int sendMany(IoVec iov, int[] from, int[] count, int[] segmentSize, int first, int n, int address, int port)
                 throws NetlinkException {

@@ -124,7 +124,7 @@ public final class UdpBackend implements Backend {
             }
             for (int i = 0; i < queues.size(); i++) {
                 UdpBatchSocket s = sockets.get(i % sockets.size());
-                TunReader.Out out = s::send;
+                TunReader.Out out = TunReader.Out.of(s);
                 if (opts.txHandoff()) {
                     HandoffSender h = new HandoffSender(s, i, path);
                     readers.add(h);
