@@ -100,6 +100,18 @@ class ManifestRenderIT {
         assertThat(main.getResources().getRequests()).containsKeys("cpu", "memory");
     }
 
+    @Test
+    void onlyTheUdpOverlayRunsTheDaemonWithC2() throws Exception {
+        // the udp backend's packets go through the JVM; vxlan's and host-gw's never do (FLANNELD_JIT in docs/configuration.md)
+        for (Path dir : kustomizations().toList()) {
+            Container main = ManifestChecks.flannel(ManifestChecks.pod(RenderedManifests.render(dir)));
+            List<String> jit = main.getEnv().stream().filter(e -> e.getName().equals("FLANNELD_JIT"))
+                    .map(io.fabric8.kubernetes.api.model.EnvVar::getValue).toList();
+            assertThat(jit).as("FLANNELD_JIT in %s", dir)
+                    .isEqualTo(dir.getFileName().toString().equals("udp") ? List.of("c2") : List.of());
+        }
+    }
+
     /** The {@code images:} entry of manifests/base/kustomization.yaml (there must be exactly one). */
     private static JsonNode imagesEntry() throws Exception {
         JsonNode k = YAML.readTree(MANIFESTS.resolve("base/kustomization.yaml").toFile());

@@ -1,0 +1,70 @@
+package org.jflannel.flanneld;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
+
+/**
+ * bin/flanneld's {@code FLANNELD_JIT}: C1 only by default and with {@code c1}, C1 and C2 with
+ * {@code c2} (the udp overlay's setting), and anything else refused naming the variable. Read from the
+ * JVM's own final flag values.
+ */
+@Tag("e2e")
+class LauncherJitIT {
+    private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
+    private static final Pattern FLAG = Pattern.compile("^\\s*\\S+\\s+(\\w+)\\s+= (\\S+)", Pattern.MULTILINE);
+
+    @Test
+    void c1IsTheDefaultAndC2TurnsTheOptimizingCompilerOn() throws Exception {
+        for (String jit : new String[] {null, "c1"}) {
+            Map<String, String> flags = flags(launch(jit));
+            assertThat(flags).as("FLANNELD_JIT=%s", jit).containsEntry("TieredStopAtLevel", "1")
+                    .containsEntry("CICompilerCount", "1").containsEntry("ReservedCodeCacheSize", "25165824");
+        }
+        Map<String, String> c2 = flags(launch("c2"));
+        assertThat(c2).containsEntry("TieredStopAtLevel", "4").containsEntry("CICompilerCount", "2")
+                .containsEntry("ReservedCodeCacheSize", "50331648");
+    }
+
+    @Test
+    void anUnknownValueIsRefusedNamingTheVariable() throws Exception {
+        Result r = launch("c3");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.output()).contains("FLANNELD_JIT").contains("\"c3\"");
+    }
+
+    private record Result(int exit, String output) {
+    }
+
+    private static Map<String, String> flags(Result r) {
+        assertThat(r.exit()).as(r.output()).isZero();
+        Map<String, String> flags = new java.util.HashMap<>();
+        Matcher m = FLAG.matcher(r.output());
+        while (m.find()) {
+            flags.put(m.group(1), m.group(2));
+        }
+        return flags;
+    }
+
+    private static Result launch(String jit) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(List.of(ROOT.resolve("bin/flanneld").toString(), "--version"))
+                .redirectErrorStream(true);
+        pb.environment().remove("FLANNELD_JIT");
+        if (jit != null) {
+            pb.environment().put("FLANNELD_JIT", jit);
+        }
+        pb.environment().put("FLANNELD_JAVA_OPTS", "-XX:+PrintFlagsFinal");
+        Process p = pb.start();
+        byte[] out = p.getInputStream().readAllBytes();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+    }
+}
