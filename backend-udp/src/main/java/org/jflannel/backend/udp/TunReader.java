@@ -16,8 +16,9 @@ import org.slf4j.LoggerFactory;
  * {@link PacketPath} pick the peer, send it from this same thread (no hand-off to another thread:
  * a full socket buffer blocks the read, so the backlog waits in flannel0's queue where TCP sees it).
  * With offloads (IFF_VNET_HDR + TSO) a read may be a 64 KB TCP super-packet: {@link TcpSegmenter}
- * rebuilds each segment's headers beside it and one {@code sendmsg} with UDP GSO sends up to
- * {@link #GSO_SEGMENTS} datagrams gathered from those headers and the payload where it was read.
+ * rebuilds each segment's headers beside it, and one {@code sendmmsg} sends them all as UDP GSO
+ * messages of up to {@link #GSO_SEGMENTS} datagrams (and 65,507 bytes) each, gathered from those
+ * headers and the payload where it was read.
  * flannel0's descriptor is non-blocking: the reader reads first and polls (bounded, so
  * {@link #close()} is noticed within {@link #POLL_MILLIS}) only when the queue is empty.
  * Nothing a packet does stops the loop.
@@ -157,7 +158,7 @@ final class TunReader implements AutoCloseable {
         Peer peer = path.outbound(packet, icmp);
         if (peer != null) {
             iov.clear().add(packet, 0, packet.limit());
-            send(peer, 0, 1, 0, 1, packet.limit());
+            send(peer, 0, 1);
         } else if (icmp.limit() > 0) {
             writeIcmp();
         }
@@ -194,7 +195,7 @@ final class TunReader implements AutoCloseable {
         int segments = iov.count() / 2;
         if (!gso) {
             for (int i = 0; i < segments; i++) {
-                send(peer, 2 * i, 2, 0, 1, (int) iov.bytes(2 * i, 2));
+                send(peer, 2 * i, 2);
             }
             return;
         }
@@ -225,7 +226,7 @@ final class TunReader implements AutoCloseable {
                 LOG.warn("udp gso refused, sending one datagram per segment from now on dev={} error={}", tun.name(), e.getMessage());
                 for (int m = done; m < messages; m++) {
                     for (int i = 0; i < msgCount[m]; i += 2) {
-                        send(peer, msgFrom[m] + i, 2, 0, 1, (int) iov.bytes(msgFrom[m] + i, 2));
+                        send(peer, msgFrom[m] + i, 2);
                     }
                 }
                 return;
@@ -241,25 +242,10 @@ final class TunReader implements AutoCloseable {
         }
     }
 
-    /** Sends iovec pieces [from, from + count) holding {@code datagrams} datagrams (UDP GSO when segmentSize > 0). */
-    private void send(Peer peer, int from, int count, int segmentSize, int datagrams, int bytes) throws NetlinkException {
-        boolean sent;
-        try {
-            sent = socket.send(iov, from, count, segmentSize, peer.publicIp(), peer.port());
-        } catch (NetlinkException e) {
-            if (segmentSize == 0) {
-                throw e;
-            }
-            // e.g. EIO: the route's device cannot checksum a GSO datagram; from now on one datagram per segment
-            gso = false;
-            LOG.warn("udp gso refused, sending one datagram per segment from now on dev={} error={}", tun.name(), e.getMessage());
-            for (int i = 0; i < count; i += 2) {
-                send(peer, from + i, 2, 0, 1, (int) iov.bytes(from + i, 2));
-            }
-            return;
-        }
-        if (sent) {
-            path.counters().sent(bytes, datagrams);
+    /** Sends iovec pieces [from, from + count) as one datagram (GSO sends go through {@link #sendMessages}). */
+    private void send(Peer peer, int from, int count) throws NetlinkException {
+        if (socket.send(iov, from, count, 0, peer.publicIp(), peer.port())) {
+            path.counters().sent((int) iov.bytes(from, count), 1);
         } else {
             path.drop(Drop.SEND_FAILED, "packets to peer dropped reason=socket-buffer-full peer={}", peer);
         }
