@@ -21,8 +21,8 @@ class RoundTest {
     @Test
     void answeredRoundEndsWithoutAskingTheUnderlay() {
         Round r = new Round(peer, 1000);
-        r.sent(Round.Probe.SMALL, 1);
-        r.sent(Round.Probe.FULL_SIZE, 2);
+        r.sent(Round.Probe.SMALL, 1, 0);
+        r.sent(Round.Probe.FULL_SIZE, 2, 0);
         r.resolve(Round.Probe.SMALL, Outcome.ok(0.001));
         assertThat(r.phaseOver(10)).as("full size still out, deadline not reached").isFalse();
         r.resolve(Round.Probe.FULL_SIZE, Outcome.ok(0.001));
@@ -34,14 +34,14 @@ class RoundTest {
     @Test
     void lostSmallProbeAsksTheUnderlayAndTheRetryDecides() {
         Round r = new Round(peer, 1000);
-        r.sent(Round.Probe.SMALL, 1);
-        r.sent(Round.Probe.FULL_SIZE, 2);
+        r.sent(Round.Probe.SMALL, 1, 0);
+        r.sent(Round.Probe.FULL_SIZE, 2, 0);
         assertThat(r.phaseOver(1000)).as("deadline").isTrue();
         assertThat(r.expire()).containsExactlyInAnyOrder(1, 2);
         assertThat(r.needsSecondPhase()).isTrue();
         r.startSecondPhase(2000);
-        r.sent(Round.Probe.RETRY, 3);
-        r.sent(Round.Probe.UNDERLAY, 4);
+        r.sent(Round.Probe.RETRY, 3, 0);
+        r.sent(Round.Probe.UNDERLAY, 4, 0);
         r.resolve(Round.Probe.RETRY, Outcome.ok(0.002));
         r.resolve(Round.Probe.UNDERLAY, Outcome.ok(0.001));
         assertThat(r.phaseOver(1500)).isTrue();

@@ -29,6 +29,8 @@ public final class LibC {
     public static final int SO_SNDBUF = 7;
     public static final int SO_RCVBUF = 8;
     public static final int SO_RCVTIMEO = 20;
+    /** SO_TIMESTAMPNS(_OLD): a struct timespec (CLOCK_REALTIME) control message per received packet. */
+    public static final int SO_TIMESTAMPNS = 35;
     public static final int SO_SNDBUFFORCE = 32;
     public static final int SO_RCVBUFFORCE = 33;
     public static final int SOL_NETLINK = 270;
