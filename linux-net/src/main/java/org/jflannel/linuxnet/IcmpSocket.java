@@ -187,6 +187,34 @@ public final class IcmpSocket implements AutoCloseable {
     }
 
     /**
+     * Sends the batch's echo requests with {@code sendmmsg} (one system call for all, unless one
+     * fails) and marks each one's fate in {@link IcmpEchoBatch#errno}: 0 when it left, else the errno
+     * ({@link #EMSGSIZE} above the path MTU the kernel knows, ENETUNREACH, EAGAIN when the send
+     * buffer is full, ...). The kernel stops a sendmmsg at the first failing message and returns how
+     * many left before it; the next call starts at that message, which then fails alone and yields
+     * its errno.
+     */
+    public void send(IcmpEchoBatch batch) throws NetlinkException {
+        int i = 0;
+        int size = batch.size();
+        while (i < size) {
+            try {
+                int n = LibC.sendmmsg(fd.get(), batch.address(i), size - i, LibC.MSG_DONTWAIT);
+                i += Math.max(n, 1);
+            } catch (LastErrorException e) {
+                if (e.getErrorCode() == Errno.EINTR) {
+                    continue;
+                }
+                if (e.getErrorCode() == Errno.EBADF) {
+                    throw new NetlinkException("sendmmsg", "icmp socket", e.getErrorCode(), "");
+                }
+                batch.failed(i, e.getErrorCode());
+                i++;
+            }
+        }
+    }
+
+    /**
      * Takes what is queued, without waiting, into {@code batch} (up to its size) and returns how
      * many packets it holds; 0 when nothing was queued. Meant to be called once per tick by a reader
      * that does not wake per packet: each packet keeps the kernel's receive time

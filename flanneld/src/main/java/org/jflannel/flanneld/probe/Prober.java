@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +17,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.jflannel.core.LeaseEvent;
 import org.jflannel.flanneld.health.Metrics;
 import org.jflannel.linuxnet.IcmpBatch;
+import org.jflannel.linuxnet.IcmpEchoBatch;
 import org.jflannel.linuxnet.IcmpMessage;
 import org.jflannel.linuxnet.IcmpSocket;
 import org.jflannel.linuxnet.NetlinkException;
@@ -51,13 +51,21 @@ public final class Prober implements AutoCloseable {
     private final ProbeSchedule schedule;
     private final IcmpSocket socket;
     private final IcmpBatch batch = new IcmpBatch(BATCH);
+    /** This tick's probes, sent together at its end (or when full): which peer and probe each slot is. */
+    private final IcmpEchoBatch sends = new IcmpEchoBatch(BATCH);
+    private final Peer[] sendPeers = new Peer[BATCH];
+    private final Round.Probe[] sendProbes = new Round.Probe[BATCH];
+    private final int[] sendSeqs = new int[BATCH];
+    /** Failure counters by {@link Cause#ordinal()}, created at their first use. */
+    private final Runnable[] failures = new Runnable[Cause.values().length];
     private final RtNetlink nl;
     private final int id = ThreadLocalRandom.current().nextInt(1, 0x10000);
     private final ConcurrentLinkedQueue<List<LeaseEvent>> inbox = new ConcurrentLinkedQueue<>();
-    private final Map<String, PeerStatus> statuses = new ConcurrentHashMap<>();
+    /** The peers for /peers (their {@link Peer#status} is volatile): changed only when peers come and go. */
+    private final Map<String, Peer> published = new ConcurrentHashMap<>();
     // probe thread only:
     private final Map<String, Peer> peers = new HashMap<>();
-    private final PriorityQueue<Peer> due = new PriorityQueue<>(Comparator.comparingLong((Peer p) -> p.dueAt));
+    private final PriorityQueue<Peer> due = new PriorityQueue<>();
     /** Peers with a round running, in no particular order. */
     private final List<Peer> active = new ArrayList<>();
     private final ProbeSeqTable<Peer> pending = new ProbeSeqTable<>();
@@ -67,7 +75,7 @@ public final class Prober implements AutoCloseable {
     private volatile boolean running = true;
 
     /** The probe thread's state of one peer (one object per peer for its whole life, so nothing per round but the round). */
-    private static final class Peer {
+    private static final class Peer implements Comparable<Peer> {
         PeerTarget target;
         /** {@link #target}'s overlay and underlay addresses as {@link IcmpSocket#address} ints. */
         int overlay;
@@ -75,8 +83,10 @@ public final class Prober implements AutoCloseable {
         long dueAt;
         /** The round running, or null. */
         Round round;
-        /** The latest verdict (also in {@link #statuses}, for /peers). */
-        PeerStatus status;
+        /** The latest verdict; read by /peers on another thread. */
+        volatile PeerStatus status;
+        /** Its flanneld_peer_reachable series; null until the first round ends (the series is absent before). */
+        java.util.function.DoubleConsumer reachable;
 
         Peer(PeerTarget target) {
             retarget(target);
@@ -86,6 +96,11 @@ public final class Prober implements AutoCloseable {
             target = t;
             overlay = IcmpSocket.address(t.overlay());
             underlay = IcmpSocket.address(t.underlay());
+        }
+
+        @Override
+        public int compareTo(Peer o) { // the due queue's order (no key-extractor lambdas per comparison)
+            return Long.compare(dueAt, o.dueAt);
         }
     }
 
@@ -123,7 +138,11 @@ public final class Prober implements AutoCloseable {
 
     /** The latest verdict per peer, for /peers. */
     public Collection<PeerStatus> statuses() {
-        return List.copyOf(statuses.values());
+        List<PeerStatus> all = new ArrayList<>(published.size());
+        for (Peer p : published.values()) {
+            all.add(p.status);
+        }
+        return all;
     }
 
     public ProbeSettings settings() {
@@ -166,6 +185,7 @@ public final class Prober implements AutoCloseable {
         takeReplies(now);
         advanceRounds(now);
         startDueRounds(now);
+        flushSends();
     }
 
     private void takeLeaseChanges() {
@@ -185,16 +205,16 @@ public final class Prober implements AutoCloseable {
                     p.status = PeerStatus.unknown(t.get(), Instant.now());
                     peers.put(key, p);
                     due.add(p);
-                    statuses.put(key, p.status);
+                    published.put(key, p);
                 } else {
                     if (!p.target.underlay().equals(t.get().underlay())) {
                         metrics.removePeer(p.target.peer(), p.target.subnet()); // the label changes with the public IP
+                        p.reachable = null;
                     }
                     p.retarget(t.get());
                     PeerStatus s = p.status;
                     p.status = new PeerStatus(t.get(), s.state(), s.cause(), s.since(), s.lastProbe(), s.small(),
                             s.fullSize(), s.underlay(), s.detail());
-                    statuses.put(key, p.status);
                 }
             }
         }
@@ -202,11 +222,16 @@ public final class Prober implements AutoCloseable {
 
     private void forget(String key) {
         Peer p = peers.remove(key);
-        statuses.remove(key);
+        published.remove(key);
         if (p == null) {
             return;
         }
         due.remove(p);
+        for (int i = 0; i < sends.size(); i++) {
+            if (sendPeers[i] == p) {
+                sendPeers[i] = null; // queued for this tick's send: goes, but no round waits for it
+            }
+        }
         if (p.round != null) {
             for (int s : p.round.expire()) {
                 pending.release(s);
@@ -215,9 +240,10 @@ public final class Prober implements AutoCloseable {
             active.remove(p);
         }
         metrics.removePeer(p.target.peer(), p.target.subnet());
+        p.reachable = null;
     }
 
-    private void startDueRounds(long now) {
+    private void startDueRounds(long now) throws NetlinkException {
         int budget = ProbeSchedule.maxStartsPerTick(peers.size(), TICK, settings.interval());
         while (budget > 0 && !due.isEmpty() && due.peek().dueAt - now <= 0) {
             Peer p = due.poll();
@@ -230,7 +256,7 @@ public final class Prober implements AutoCloseable {
         }
     }
 
-    private void startRound(Peer p, long now) {
+    private void startRound(Peer p, long now) throws NetlinkException {
         Round r = new Round(p.target, now + settings.timeout().toNanos());
         p.round = r;
         active.add(p);
@@ -238,16 +264,40 @@ public final class Prober implements AutoCloseable {
         send(p, Round.Probe.FULL_SIZE, p.overlay, settings.fullSize());
     }
 
-    private void send(Peer p, Round.Probe probe, int dst, int size) {
-        int s = pending.claim(p);
-        try {
-            long at = System.nanoTime();
-            socket.sendEcho(dst, id, s, size);
-            p.round.sent(probe, s, at);
-        } catch (NetlinkException e) {
-            pending.release(s);
-            p.round.resolve(probe, Outcome.error("send " + e.errnoName()));
+    /** Queues one probe of {@code p}'s round for this tick's send. */
+    private void send(Peer p, Round.Probe probe, int dst, int size) throws NetlinkException {
+        if (sends.size() == sends.slots()) {
+            flushSends();
         }
+        int s = pending.claim(p);
+        sendPeers[sends.size()] = p;
+        sendProbes[sends.size()] = probe;
+        sendSeqs[sends.size()] = s;
+        sends.add(dst, id, s, size);
+    }
+
+    /** Sends what this tick queued (one sendmmsg) and records per probe: sent, or refused with its errno. */
+    private void flushSends() throws NetlinkException {
+        int n = sends.size();
+        if (n == 0) {
+            return;
+        }
+        long at = System.nanoTime();
+        socket.send(sends);
+        for (int i = 0; i < n; i++) {
+            Peer p = sendPeers[i];
+            sendPeers[i] = null;
+            int errno = sends.errno(i);
+            if (p == null) { // forgotten meanwhile
+                pending.release(sendSeqs[i]);
+            } else if (errno == 0) {
+                p.round.sent(sendProbes[i], sendSeqs[i], at);
+            } else {
+                pending.release(sendSeqs[i]);
+                p.round.resolve(sendProbes[i], Outcome.error("send " + sends.errnoName(i)));
+            }
+        }
+        sends.clear();
     }
 
     /** Everything queued since the last tick, batch by batch. */
@@ -280,6 +330,7 @@ public final class Prober implements AutoCloseable {
         if (probe == null) {
             return; // a round that is over
         }
+        // the peer's addresses now: a lease that changed its public IP during the round costs that round its underlay answer
         int expected = probe == Round.Probe.UNDERLAY ? p.underlay : p.overlay;
         if (batch.target(i) != expected) {
             return;
@@ -302,7 +353,7 @@ public final class Prober implements AutoCloseable {
         return "icmp " + what + " from " + m.from().getHostAddress();
     }
 
-    private void advanceRounds(long now) {
+    private void advanceRounds(long now) throws NetlinkException {
         for (int i = active.size() - 1; i >= 0; i--) {
             Peer p = active.get(i);
             Round r = p.round;
@@ -329,22 +380,29 @@ public final class Prober implements AutoCloseable {
 
     private void finish(Peer p, Round r, long now) {
         PeerTarget t = p.target;
-        Optional<String> stale = Optional.empty();
+        String stale = null;
         if (!r.small().ok() && r.underlay() != null && r.underlay().ok()) {
-            stale = entries(now).staleness(t);
+            stale = entries(now).staleness(t).orElse(null);
         }
-        Optional<Cause> cause = Classifier.classify(r.small(), r.fullSize(), r.underlay(), stale.isPresent());
-        PeerStatus.State state = cause.isEmpty() ? PeerStatus.State.REACHABLE : PeerStatus.State.UNREACHABLE;
-        String detail = stale.orElseGet(() -> cause.isEmpty() ? "" : failureDetail(r));
+        Cause cause = Classifier.classify(r.small(), r.fullSize(), r.underlay(), stale != null).orElse(null);
+        PeerStatus.State state = cause == null ? PeerStatus.State.REACHABLE : PeerStatus.State.UNREACHABLE;
+        String detail = stale != null ? stale : cause == null ? "" : failureDetail(r);
         PeerStatus before = p.status;
         Instant at = Instant.now();
-        boolean same = before.state() == state && before.cause() == cause.orElse(null);
-        PeerStatus after = new PeerStatus(t, state, cause.orElse(null), same ? before.since() : at, at, r.small(),
-                r.fullSize(), r.underlay(), detail);
+        boolean same = before.state() == state && before.cause() == cause;
+        PeerStatus after = new PeerStatus(t, state, cause, same ? before.since() : at, at, r.small(), r.fullSize(),
+                r.underlay(), detail);
         p.status = after;
-        statuses.put(t.key(), after);
-        metrics.setPeerReachable(t.peer(), t.subnet(), cause.isEmpty());
-        cause.ifPresent(c -> metrics.peerProbeFailure(c.label()));
+        if (p.reachable == null) {
+            p.reachable = metrics.peerReachableSeries(t.peer(), t.subnet());
+        }
+        p.reachable.accept(cause == null ? 1 : 0);
+        if (cause != null) {
+            if (failures[cause.ordinal()] == null) {
+                failures[cause.ordinal()] = metrics.peerProbeFailureCounter(cause.label());
+            }
+            failures[cause.ordinal()].run();
+        }
         if (!same) {
             logChange(before, after);
         }

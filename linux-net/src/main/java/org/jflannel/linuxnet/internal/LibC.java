@@ -104,6 +104,9 @@ public final class LibC {
     /** struct msghdr at {@code msg}. */
     public static native long sendmsg(int fd, long msg, int flags) throws LastErrorException;
 
+    /** sendmmsg(2): {@code msgvec} points to {@code vlen} struct mmsghdr in native memory. */
+    public static native int sendmmsg(int fd, long msgvec, int vlen, int flags) throws LastErrorException;
+
     /** struct iovec[iovcnt] at {@code iov}. */
     public static native long writev(int fd, long iov, int iovcnt) throws LastErrorException;
 
