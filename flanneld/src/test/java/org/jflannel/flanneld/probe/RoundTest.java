@@ -57,4 +57,22 @@ class RoundTest {
         assertThat(r.fullSize().describe()).isEqualTo("error: send EMSGSIZE");
         assertThat(r.phaseOver(0)).isTrue();
     }
+
+    @Test
+    void outstandingProbeIsFoundByItsSequenceUntilResolvedOrExpired() {
+        Round r = new Round(peer, 1000);
+        r.sent(Round.Probe.SMALL, 10, 111);
+        r.sent(Round.Probe.FULL_SIZE, 11, 112);
+        assertThat(r.outstanding(10)).isEqualTo(Round.Probe.SMALL);
+        assertThat(r.outstanding(11)).isEqualTo(Round.Probe.FULL_SIZE);
+        assertThat(r.outstanding(12)).isNull();
+        assertThat(r.sentNanos(Round.Probe.FULL_SIZE)).isEqualTo(112);
+        r.resolve(Round.Probe.SMALL, Outcome.ok(0.001));
+        assertThat(r.outstanding(10)).as("answered").isNull();
+        assertThat(r.expire()).containsExactly(11);
+        assertThat(r.outstanding(11)).as("expired").isNull();
+        assertThat(r.fullSize()).isEqualTo(Outcome.LOST);
+        r.resolve(Round.Probe.FULL_SIZE, Outcome.ok(0.002));
+        assertThat(r.fullSize()).as("late news of an expired probe is ignored").isEqualTo(Outcome.LOST);
+    }
 }
