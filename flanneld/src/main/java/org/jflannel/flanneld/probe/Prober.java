@@ -87,6 +87,8 @@ public final class Prober implements AutoCloseable {
         volatile PeerStatus status;
         /** Its flanneld_peer_reachable series; null until the first round ends (the series is absent before). */
         java.util.function.DoubleConsumer reachable;
+        /** What {@link #reachable} was last set to. */
+        int reachableValue;
 
         Peer(PeerTarget target) {
             retarget(target);
@@ -393,10 +395,14 @@ public final class Prober implements AutoCloseable {
         PeerStatus after = new PeerStatus(t, state, cause, same ? before.since() : at, at, r.small(), r.fullSize(),
                 r.underlay(), detail);
         p.status = after;
-        if (p.reachable == null) {
-            p.reachable = metrics.peerReachableSeries(t.peer(), t.subnet());
+        int reachable = cause == null ? 1 : 0;
+        if (p.reachable == null || p.reachableValue != reachable) { // a gauge holds its value: set on change only
+            if (p.reachable == null) {
+                p.reachable = metrics.peerReachableSeries(t.peer(), t.subnet());
+            }
+            p.reachable.accept(reachable);
+            p.reachableValue = reachable;
         }
-        p.reachable.accept(cause == null ? 1 : 0);
         if (cause != null) {
             if (failures[cause.ordinal()] == null) {
                 failures[cause.ordinal()] = metrics.peerProbeFailureCounter(cause.label());
