@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The thread wakes once per tick (100 ms), not per reply: it takes every reply queued since the
  * last tick in one {@code recvmmsg}, ends the rounds that are complete or timed out, starts the rounds
- * that are due, and sleeps. Round-trip times come from the kernel's receive timestamps, so reading
+ * that are due, sends all of the tick's probes in one {@code sendmmsg}, and sleeps. Round-trip times come from the kernel's receive timestamps, so reading
  * late does not inflate them. At 2,000 peers that is 10 wake-ups a second instead of ~400, and
  * nothing allocated per reply but its outcome.
  */
