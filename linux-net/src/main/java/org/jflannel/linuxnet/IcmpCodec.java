@@ -50,26 +50,37 @@ final class IcmpCodec {
      * payload's 16-bit sum per length, so a probe costs a header write, not a pass over 1,400 bytes.
      */
     static int writeEchoRequest(ByteBuffer out, int id, int seq, int ipLength, java.util.Map<Integer, Long> payloadSums) {
-        if (ipLength < IP_HEADER + ICMP_HEADER || ipLength > 65535) {
-            throw new IllegalArgumentException("icmp echo: IP length must be 28..65535, got " + ipLength);
-        }
-        int len = ipLength - IP_HEADER;
-        long payload = payloadSums.computeIfAbsent(len, l -> {
-            long sum = 0;
-            for (int i = ICMP_HEADER; i < l; i += 2) {
-                int hi = i & 0xff;
-                int lo = i + 1 < l ? (i + 1) & 0xff : 0;
-                sum += (hi << 8) | lo;
-            }
-            return sum;
-        });
-        long sum = payload + (TYPE_ECHO_REQUEST << 8) + (id & 0xffff) + (seq & 0xffff);
+        checkLength(ipLength);
+        return writeEchoRequest(out, id, seq, ipLength, payloadSums.computeIfAbsent(ipLength - IP_HEADER, IcmpCodec::payloadSum));
+    }
+
+    /** As above with the payload's sum given ({@link #payloadSum} of {@code ipLength - IP_HEADER}). */
+    static int writeEchoRequest(ByteBuffer out, int id, int seq, int ipLength, long payloadSum) {
+        checkLength(ipLength);
+        long sum = payloadSum + (TYPE_ECHO_REQUEST << 8) + (id & 0xffff) + (seq & 0xffff);
         while ((sum >> 16) != 0) {
             sum = (sum & 0xffff) + (sum >> 16);
         }
         out.put(0, (byte) TYPE_ECHO_REQUEST).put(1, (byte) 0).putShort(2, (short) ~sum)
                 .putShort(4, (short) id).putShort(6, (short) seq);
-        return len;
+        return ipLength - IP_HEADER;
+    }
+
+    /** The 16-bit words of the payload pattern of an ICMP message of {@code icmpLength} bytes, summed (not folded). */
+    static long payloadSum(int icmpLength) {
+        long sum = 0;
+        for (int i = ICMP_HEADER; i < icmpLength; i += 2) {
+            int hi = i & 0xff;
+            int lo = i + 1 < icmpLength ? (i + 1) & 0xff : 0;
+            sum += (hi << 8) | lo;
+        }
+        return sum;
+    }
+
+    private static void checkLength(int ipLength) {
+        if (ipLength < IP_HEADER + ICMP_HEADER || ipLength > 65535) {
+            throw new IllegalArgumentException("icmp echo: IP length must be 28..65535, got " + ipLength);
+        }
     }
 
     /** Fills {@code out} from the ICMP header on with the payload pattern (once per buffer). */
@@ -93,61 +104,97 @@ final class IcmpCodec {
         return (int) (~sum & 0xffff);
     }
 
+    /** {@link #decode}'s fields, in this order, {@link #FIELDS} ints per packet. */
+    static final int F_KIND = 0;
+    static final int F_CODE = 1;
+    static final int F_FROM = 2;
+    static final int F_TARGET = 3;
+    static final int F_ID = 4;
+    static final int F_SEQ = 5;
+    static final int F_MTU = 6;
+    static final int FIELDS = 7;
+    /** F_KIND's values: the kinds by ordinal. */
+    static final IcmpMessage.Kind[] KINDS = IcmpMessage.Kind.values();
+
     /**
      * Parses one packet as a raw ICMP socket hands it over (from position 0 to limit, IP header
      * first). Empty for anything that is not a reply to or an error about an echo request.
      */
     static Optional<IcmpMessage> parse(ByteBuffer p) {
-        int len = p.limit();
-        if (len < IP_HEADER + ICMP_HEADER || (p.get(0) >> 4 & 0xf) != 4) {
+        int[] f = new int[FIELDS];
+        if (!decode(p, 0, p.limit(), f, 0)) {
             return Optional.empty();
         }
-        int ihl = (p.get(0) & 0x0f) * 4;
-        if (ihl < IP_HEADER || len < ihl + ICMP_HEADER || (p.get(9) & 0xff) != 1) {
-            return Optional.empty();
-        }
-        Inet4Address from = ip(p, 12);
-        int type = p.get(ihl) & 0xff;
-        int code = p.get(ihl + 1) & 0xff;
-        if (type == TYPE_ECHO_REPLY) {
-            return Optional.of(new IcmpMessage(from, IcmpMessage.Kind.ECHO_REPLY, code, from,
-                    p.getShort(ihl + 4) & 0xffff, p.getShort(ihl + 6) & 0xffff, 0));
-        }
-        if (type != TYPE_UNREACHABLE && type != TYPE_TIME_EXCEEDED) {
-            return Optional.empty();
-        }
-        int inner = ihl + ICMP_HEADER; // the quoted original: its IP header and at least 8 bytes of ICMP
-        if (len < inner + IP_HEADER || (p.get(inner + 9) & 0xff) != 1) {
-            return Optional.empty();
-        }
-        int innerIhl = (p.get(inner) & 0x0f) * 4;
-        int echo = inner + innerIhl;
-        if (innerIhl < IP_HEADER || len < echo + ICMP_HEADER || (p.get(echo) & 0xff) != TYPE_ECHO_REQUEST) {
-            return Optional.empty();
-        }
-        IcmpMessage.Kind kind = type == TYPE_UNREACHABLE ? IcmpMessage.Kind.UNREACHABLE : IcmpMessage.Kind.TIME_EXCEEDED;
-        int mtu = type == TYPE_UNREACHABLE && code == IcmpMessage.CODE_FRAG_NEEDED ? p.getShort(ihl + 6) & 0xffff : 0;
-        return Optional.of(new IcmpMessage(from, kind, code, ip(p, inner + 16), p.getShort(echo + 4) & 0xffff,
-                p.getShort(echo + 6) & 0xffff, mtu));
+        return Optional.of(new IcmpMessage(ip(f[F_FROM]), KINDS[f[F_KIND]], f[F_CODE], ip(f[F_TARGET]), f[F_ID],
+                f[F_SEQ], f[F_MTU]));
     }
 
-    private static Inet4Address ip(ByteBuffer p, int at) {
-        byte[] a = new byte[4];
-        for (int i = 0; i < 4; i++) {
-            a[i] = p.get(at + i);
+    /**
+     * As {@link #parse}, without allocating: decodes the packet at {@code [off, off + len)} of {@code p}
+     * (the first {@code len} bytes of it are enough: only headers are read) into {@code out[at ..
+     * at + FIELDS)}; addresses as big-endian ints. False (and {@code out} undefined) for anything that
+     * is not a reply to or an error about an echo request.
+     */
+    static boolean decode(ByteBuffer p, int off, int len, int[] out, int at) {
+        if (len < IP_HEADER + ICMP_HEADER || (p.get(off) >> 4 & 0xf) != 4) {
+            return false;
         }
+        int ihl = (p.get(off) & 0x0f) * 4;
+        if (ihl < IP_HEADER || len < ihl + ICMP_HEADER || (p.get(off + 9) & 0xff) != 1) {
+            return false;
+        }
+        int from = p.getInt(off + 12);
+        int type = p.get(off + ihl) & 0xff;
+        int code = p.get(off + ihl + 1) & 0xff;
+        if (type == TYPE_ECHO_REPLY) {
+            put(out, at, IcmpMessage.Kind.ECHO_REPLY, code, from, from, p.getShort(off + ihl + 4) & 0xffff,
+                    p.getShort(off + ihl + 6) & 0xffff, 0);
+            return true;
+        }
+        if (type != TYPE_UNREACHABLE && type != TYPE_TIME_EXCEEDED) {
+            return false;
+        }
+        int inner = ihl + ICMP_HEADER; // the quoted original: its IP header and at least 8 bytes of ICMP
+        if (len < inner + IP_HEADER || (p.get(off + inner + 9) & 0xff) != 1) {
+            return false;
+        }
+        int innerIhl = (p.get(off + inner) & 0x0f) * 4;
+        int echo = inner + innerIhl;
+        if (innerIhl < IP_HEADER || len < echo + ICMP_HEADER || (p.get(off + echo) & 0xff) != TYPE_ECHO_REQUEST) {
+            return false;
+        }
+        IcmpMessage.Kind kind = type == TYPE_UNREACHABLE ? IcmpMessage.Kind.UNREACHABLE : IcmpMessage.Kind.TIME_EXCEEDED;
+        int mtu = type == TYPE_UNREACHABLE && code == IcmpMessage.CODE_FRAG_NEEDED ? p.getShort(off + ihl + 6) & 0xffff : 0;
+        put(out, at, kind, code, from, p.getInt(off + inner + 16), p.getShort(off + echo + 4) & 0xffff,
+                p.getShort(off + echo + 6) & 0xffff, mtu);
+        return true;
+    }
+
+    private static void put(int[] out, int at, IcmpMessage.Kind kind, int code, int from, int target, int id, int seq,
+                            int mtu) {
+        out[at + F_KIND] = kind.ordinal();
+        out[at + F_CODE] = code;
+        out[at + F_FROM] = from;
+        out[at + F_TARGET] = target;
+        out[at + F_ID] = id;
+        out[at + F_SEQ] = seq;
+        out[at + F_MTU] = mtu;
+    }
+
+    /** An address read as a big-endian int (as {@link #decode} gives it) as an InetAddress. */
+    static Inet4Address ip(int a) {
+        byte[] b = {(byte) (a >>> 24), (byte) (a >>> 16), (byte) (a >>> 8), (byte) a};
         try {
-            return (Inet4Address) InetAddress.getByAddress(a);
+            return (Inet4Address) InetAddress.getByAddress(b);
         } catch (UnknownHostException e) {
             throw new IllegalStateException(e); // 4 bytes are always an address
         }
     }
 
-    /** {@code struct sockaddr_in} for {@code dst}, port 0. */
-    static byte[] sockaddr(Inet4Address dst) {
-        byte[] sa = new byte[16];
-        sa[0] = 2; // AF_INET, host byte order (little-endian on the machines we run on)
-        System.arraycopy(dst.getAddress(), 0, sa, 4, 4);
-        return sa;
+    /** {@code struct sockaddr_in} for {@code dst} (a big-endian int), port 0, written at 0 of {@code out}. */
+    static void sockaddr(ByteBuffer out, int dst) {
+        out.put(0, (byte) 2).put(1, (byte) 0); // AF_INET, host byte order (little-endian on the machines we run on)
+        out.put(2, (byte) 0).put(3, (byte) 0);
+        out.put(4, (byte) (dst >>> 24)).put(5, (byte) (dst >>> 16)).put(6, (byte) (dst >>> 8)).put(7, (byte) dst);
     }
 }

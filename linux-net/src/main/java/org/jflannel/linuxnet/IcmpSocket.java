@@ -22,7 +22,12 @@ import org.jflannel.linuxnet.internal.LibC;
 public final class IcmpSocket implements AutoCloseable {
     /** errno of a probe larger than the path MTU the kernel knows (DF is set). */
     public static final int EMSGSIZE = 90;
-    private static final int RCVBUF = 1 << 20;
+    /**
+     * Receive buffer: a reader that takes replies once per tick (the prober) must hold a tick's worth,
+     * ~80 replies at 2,000 peers with the full-size ones taking ~2-4 KB of buffer each. Forced past
+     * {@code net.core.rmem_max} (212,992 by default) with CAP_NET_ADMIN, else as much as that allows.
+     */
+    private static final int RCVBUF = 2 << 20;
     /** Types the kernel should drop before they reach us: all but 0, 3 and 11. */
     private static final int FILTER = ~((1 << IcmpCodec.TYPE_ECHO_REPLY) | (1 << IcmpCodec.TYPE_UNREACHABLE)
             | (1 << IcmpCodec.TYPE_TIME_EXCEEDED));
@@ -34,7 +39,11 @@ public final class IcmpSocket implements AutoCloseable {
     private final long txAddress = LibC.address(tx);
     private final ByteBuffer sockaddr = ByteBuffer.allocateDirect(16);
     private final long sockaddrAddress = LibC.address(sockaddr);
-    private final java.util.Map<Integer, Long> payloadSums = new java.util.HashMap<>();
+    /** Payload sums of the last few lengths sent (the prober uses two): no boxed map lookup per probe. */
+    private final int[] sumLengths = new int[4];
+    private final long[] sums = new long[4];
+    private int nextSum;
+    private final int[] pollFd = new int[2];
     private int rcvTimeoutMillis;
 
     private IcmpSocket(Fd fd) {
@@ -53,7 +62,12 @@ public final class IcmpSocket implements AutoCloseable {
         try {
             set(fd, LibC.IPPROTO_IP, LibC.IP_MTU_DISCOVER, LibC.IP_PMTUDISC_DO, "IP_MTU_DISCOVER");
             set(fd, LibC.SOL_RAW, LibC.ICMP_FILTER, FILTER, "ICMP_FILTER");
-            set(fd, LibC.SOL_SOCKET, LibC.SO_RCVBUF, RCVBUF, "SO_RCVBUF");
+            try {
+                set(fd, LibC.SOL_SOCKET, LibC.SO_RCVBUFFORCE, RCVBUF, "SO_RCVBUFFORCE");
+            } catch (NetlinkException e) { // no CAP_NET_ADMIN: capped at rmem_max
+                set(fd, LibC.SOL_SOCKET, LibC.SO_RCVBUF, RCVBUF, "SO_RCVBUF");
+            }
+            set(fd, LibC.SOL_SOCKET, LibC.SO_TIMESTAMPNS, 1, "SO_TIMESTAMPNS");
         } catch (NetlinkException e) {
             fd.close();
             throw e;
@@ -77,24 +91,50 @@ public final class IcmpSocket implements AutoCloseable {
      *                          ENETUNREACH/EHOSTUNREACH without a route, ...
      */
     public void sendEcho(Inet4Address dst, int id, int seq, int ipLength) throws NetlinkException {
-        int len = IcmpCodec.writeEchoRequest(tx, id, seq, ipLength, payloadSums);
-        sockaddr.put(0, IcmpCodec.sockaddr(dst));
+        sendEcho(address(dst), id, seq, ipLength);
+    }
+
+    /** An IPv4 address as the big-endian int {@link #sendEcho(int, int, int, int)} and {@link IcmpBatch} use. */
+    public static int address(Inet4Address a) {
+        byte[] b = a.getAddress();
+        return (b[0] & 0xff) << 24 | (b[1] & 0xff) << 16 | (b[2] & 0xff) << 8 | (b[3] & 0xff);
+    }
+
+    /** As {@link #sendEcho(Inet4Address, int, int, int)} to {@code dst} as an int ({@link #address}): allocates nothing. */
+    public void sendEcho(int dst, int id, int seq, int ipLength) throws NetlinkException {
+        int len = IcmpCodec.writeEchoRequest(tx, id, seq, ipLength, payloadSum(ipLength - IcmpCodec.IP_HEADER));
+        IcmpCodec.sockaddr(sockaddr, dst);
         while (true) {
             try {
                 LibC.sendto(fd.get(), txAddress, len, LibC.MSG_DONTWAIT, sockaddrAddress, 16);
                 return;
             } catch (LastErrorException e) {
                 if (e.getErrorCode() != Errno.EINTR) {
-                    throw new NetlinkException("sendto", "icmp echo " + dst.getHostAddress() + " len " + ipLength,
+                    throw new NetlinkException("sendto", "icmp echo " + IcmpCodec.ip(dst).getHostAddress() + " len " + ipLength,
                             e.getErrorCode(), "");
                 }
             }
         }
     }
 
+    private long payloadSum(int icmpLength) {
+        for (int i = 0; i < sumLengths.length; i++) {
+            if (sumLengths[i] == icmpLength) {
+                return sums[i];
+            }
+        }
+        int i = nextSum;
+        nextSum = (nextSum + 1) % sumLengths.length;
+        sums[i] = IcmpCodec.payloadSum(icmpLength);
+        sumLengths[i] = icmpLength;
+        return sums[i];
+    }
+
     /** Waits up to {@code timeoutMillis} for something to read; false on timeout or a signal. */
     public boolean awaitReadable(int timeoutMillis) throws NetlinkException {
-        int[] pfd = {fd.get(), LibC.POLLIN};
+        int[] pfd = pollFd;
+        pfd[0] = fd.get();
+        pfd[1] = LibC.POLLIN;
         try {
             return LibC.poll(pfd, 1, timeoutMillis) > 0 && ((pfd[1] >>> 16) & LibC.POLLIN) != 0;
         } catch (LastErrorException e) {
@@ -144,6 +184,65 @@ public final class IcmpSocket implements AutoCloseable {
                 return m;
             }
         }
+    }
+
+    /**
+     * Sends the batch's echo requests with {@code sendmmsg} (one system call for all, unless one
+     * fails) and marks each one's fate in {@link IcmpEchoBatch#errno}: 0 when it left, else the errno
+     * ({@link #EMSGSIZE} above the path MTU the kernel knows, ENETUNREACH, EAGAIN when the send
+     * buffer is full, ...). The kernel stops a sendmmsg at the first failing message and returns how
+     * many left before it; the next call starts at that message, which then fails alone and yields
+     * its errno.
+     */
+    public void send(IcmpEchoBatch batch) throws NetlinkException {
+        int i = 0;
+        int size = batch.size();
+        while (i < size) {
+            try {
+                int n = LibC.sendmmsg(fd.get(), batch.address(i), size - i, LibC.MSG_DONTWAIT);
+                i += Math.max(n, 1);
+            } catch (LastErrorException e) {
+                if (e.getErrorCode() == Errno.EINTR) {
+                    continue;
+                }
+                if (e.getErrorCode() == Errno.EBADF) {
+                    throw new NetlinkException("sendmmsg", "icmp socket", e.getErrorCode(), "");
+                }
+                batch.failed(i, e.getErrorCode());
+                i++;
+            }
+        }
+    }
+
+    /**
+     * Takes what is queued, without waiting, into {@code batch} (up to its size) and returns how
+     * many packets it holds; 0 when nothing was queued. Meant to be called once per tick by a reader
+     * that does not wake per packet: each packet keeps the kernel's receive time
+     * ({@link IcmpBatch#kernelTimestampNanos}). A zero-timeout poll comes first, so an empty queue
+     * costs one cheap system call and no EAGAIN (JNA raises errno as an exception, which costs more
+     * than the call). Call again while it returns a full batch.
+     */
+    public int receive(IcmpBatch batch) throws NetlinkException {
+        if (!awaitReadable(0)) {
+            return 0;
+        }
+        batch.reset();
+        int n;
+        while (true) {
+            try {
+                n = LibC.recvmmsg(fd.get(), batch.address(), batch.slots(), LibC.MSG_DONTWAIT, 0);
+                break;
+            } catch (LastErrorException e) {
+                if (e.getErrorCode() == Errno.EAGAIN) {
+                    return 0;
+                }
+                if (e.getErrorCode() != Errno.EINTR) {
+                    throw new NetlinkException("recvmmsg", "icmp socket", e.getErrorCode(), "");
+                }
+            }
+        }
+        batch.decode(n);
+        return n;
     }
 
     @Override

@@ -73,6 +73,20 @@ public final class Metrics {
         peerReachable.labelValues(peer, subnet).set(reachable ? 1 : 0);
     }
 
+    /**
+     * The reachability series of one peer, to be set once per probe round without a label lookup
+     * each time; it comes into being with this call (so call it when there is a first value), and a
+     * consumer obtained before {@link #removePeer} no longer reaches /metrics after it.
+     */
+    public java.util.function.DoubleConsumer peerReachableSeries(String peer, String subnet) {
+        return peerReachable.labelValues(peer, subnet)::set;
+    }
+
+    /** The failure counter of one cause, to count without a label lookup each time; created with this call. */
+    public Runnable peerProbeFailureCounter(String cause) {
+        return probeFailures.labelValues(cause)::inc;
+    }
+
     /** A peer went away: its series goes too (no stale 0 for a node that left). */
     public void removePeer(String peer, String subnet) {
         peerReachable.remove(peer, subnet);

@@ -21,8 +21,8 @@ class RoundTest {
     @Test
     void answeredRoundEndsWithoutAskingTheUnderlay() {
         Round r = new Round(peer, 1000);
-        r.sent(Round.Probe.SMALL, 1);
-        r.sent(Round.Probe.FULL_SIZE, 2);
+        r.sent(Round.Probe.SMALL, 1, 0);
+        r.sent(Round.Probe.FULL_SIZE, 2, 0);
         r.resolve(Round.Probe.SMALL, Outcome.ok(0.001));
         assertThat(r.phaseOver(10)).as("full size still out, deadline not reached").isFalse();
         r.resolve(Round.Probe.FULL_SIZE, Outcome.ok(0.001));
@@ -34,14 +34,14 @@ class RoundTest {
     @Test
     void lostSmallProbeAsksTheUnderlayAndTheRetryDecides() {
         Round r = new Round(peer, 1000);
-        r.sent(Round.Probe.SMALL, 1);
-        r.sent(Round.Probe.FULL_SIZE, 2);
+        r.sent(Round.Probe.SMALL, 1, 0);
+        r.sent(Round.Probe.FULL_SIZE, 2, 0);
         assertThat(r.phaseOver(1000)).as("deadline").isTrue();
         assertThat(r.expire()).containsExactlyInAnyOrder(1, 2);
         assertThat(r.needsSecondPhase()).isTrue();
         r.startSecondPhase(2000);
-        r.sent(Round.Probe.RETRY, 3);
-        r.sent(Round.Probe.UNDERLAY, 4);
+        r.sent(Round.Probe.RETRY, 3, 0);
+        r.sent(Round.Probe.UNDERLAY, 4, 0);
         r.resolve(Round.Probe.RETRY, Outcome.ok(0.002));
         r.resolve(Round.Probe.UNDERLAY, Outcome.ok(0.001));
         assertThat(r.phaseOver(1500)).isTrue();
@@ -56,5 +56,23 @@ class RoundTest {
         r.resolve(Round.Probe.FULL_SIZE, Outcome.error("send EMSGSIZE"));
         assertThat(r.fullSize().describe()).isEqualTo("error: send EMSGSIZE");
         assertThat(r.phaseOver(0)).isTrue();
+    }
+
+    @Test
+    void outstandingProbeIsFoundByItsSequenceUntilResolvedOrExpired() {
+        Round r = new Round(peer, 1000);
+        r.sent(Round.Probe.SMALL, 10, 111);
+        r.sent(Round.Probe.FULL_SIZE, 11, 112);
+        assertThat(r.outstanding(10)).isEqualTo(Round.Probe.SMALL);
+        assertThat(r.outstanding(11)).isEqualTo(Round.Probe.FULL_SIZE);
+        assertThat(r.outstanding(12)).isNull();
+        assertThat(r.sentNanos(Round.Probe.FULL_SIZE)).isEqualTo(112);
+        r.resolve(Round.Probe.SMALL, Outcome.ok(0.001));
+        assertThat(r.outstanding(10)).as("answered").isNull();
+        assertThat(r.expire()).containsExactly(11);
+        assertThat(r.outstanding(11)).as("expired").isNull();
+        assertThat(r.fullSize()).isEqualTo(Outcome.LOST);
+        r.resolve(Round.Probe.FULL_SIZE, Outcome.ok(0.002));
+        assertThat(r.fullSize()).as("late news of an expired probe is ignored").isEqualTo(Outcome.LOST);
     }
 }

@@ -29,6 +29,8 @@ public final class LibC {
     public static final int SO_SNDBUF = 7;
     public static final int SO_RCVBUF = 8;
     public static final int SO_RCVTIMEO = 20;
+    /** SO_TIMESTAMPNS(_OLD): a struct timespec (CLOCK_REALTIME) control message per received packet. */
+    public static final int SO_TIMESTAMPNS = 35;
     public static final int SO_SNDBUFFORCE = 32;
     public static final int SO_RCVBUFFORCE = 33;
     public static final int SOL_NETLINK = 270;
@@ -105,7 +107,7 @@ public final class LibC {
     /** struct msghdr at {@code msg}. */
     public static native long sendmsg(int fd, long msg, int flags) throws LastErrorException;
 
-    /** sendmmsg(2): struct mmsghdr[vlen] in native memory; the number of messages sent. */
+    /** sendmmsg(2): {@code msgvec} points to {@code vlen} struct mmsghdr in native memory; the number of messages sent. */
     public static native int sendmmsg(int fd, long msgvec, int vlen, int flags) throws LastErrorException;
 
     /** struct iovec[iovcnt] at {@code iov}. */
