@@ -35,9 +35,7 @@ public final class IcmpEchoBatch {
     private final ByteBuffer mem;
     private final long address;
     private final int[] errnos;
-    private final int[] sumLengths = new int[4];
-    private final long[] sums = new long[4];
-    private int nextSum;
+    private final PayloadSums payloadSums = new PayloadSums();
     private int size;
 
     public IcmpEchoBatch(int slots) {
@@ -75,7 +73,7 @@ public final class IcmpEchoBatch {
         }
         int at = size * SLOT;
         int icmpLength = ipLength - IcmpCodec.IP_HEADER;
-        long sum = payloadSum(icmpLength) + (IcmpCodec.TYPE_ECHO_REQUEST << 8) + (id & 0xffff) + (seq & 0xffff);
+        long sum = payloadSums.of(icmpLength) + (IcmpCodec.TYPE_ECHO_REQUEST << 8) + (id & 0xffff) + (seq & 0xffff);
         while ((sum >> 16) != 0) {
             sum = (sum & 0xffff) + (sum >> 16);
         }
@@ -91,18 +89,6 @@ public final class IcmpEchoBatch {
         return true;
     }
 
-    private long payloadSum(int icmpLength) {
-        for (int i = 0; i < sumLengths.length; i++) {
-            if (sumLengths[i] == icmpLength) {
-                return sums[i];
-            }
-        }
-        int i = nextSum;
-        nextSum = (nextSum + 1) % sumLengths.length;
-        sums[i] = IcmpCodec.payloadSum(icmpLength);
-        sumLengths[i] = icmpLength;
-        return sums[i];
-    }
 
     public int size() {
         return size;

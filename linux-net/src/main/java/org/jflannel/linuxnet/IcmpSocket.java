@@ -39,10 +39,7 @@ public final class IcmpSocket implements AutoCloseable {
     private final long txAddress = LibC.address(tx);
     private final ByteBuffer sockaddr = ByteBuffer.allocateDirect(16);
     private final long sockaddrAddress = LibC.address(sockaddr);
-    /** Payload sums of the last few lengths sent (the prober uses two): no boxed map lookup per probe. */
-    private final int[] sumLengths = new int[4];
-    private final long[] sums = new long[4];
-    private int nextSum;
+    private final PayloadSums payloadSums = new PayloadSums();
     private final int[] pollFd = new int[2];
     private int rcvTimeoutMillis;
 
@@ -102,7 +99,7 @@ public final class IcmpSocket implements AutoCloseable {
 
     /** As {@link #sendEcho(Inet4Address, int, int, int)} to {@code dst} as an int ({@link #address}): allocates nothing. */
     public void sendEcho(int dst, int id, int seq, int ipLength) throws NetlinkException {
-        int len = IcmpCodec.writeEchoRequest(tx, id, seq, ipLength, payloadSum(ipLength - IcmpCodec.IP_HEADER));
+        int len = IcmpCodec.writeEchoRequest(tx, id, seq, ipLength, payloadSums.of(ipLength - IcmpCodec.IP_HEADER));
         IcmpCodec.sockaddr(sockaddr, dst);
         while (true) {
             try {
@@ -117,18 +114,6 @@ public final class IcmpSocket implements AutoCloseable {
         }
     }
 
-    private long payloadSum(int icmpLength) {
-        for (int i = 0; i < sumLengths.length; i++) {
-            if (sumLengths[i] == icmpLength) {
-                return sums[i];
-            }
-        }
-        int i = nextSum;
-        nextSum = (nextSum + 1) % sumLengths.length;
-        sums[i] = IcmpCodec.payloadSum(icmpLength);
-        sumLengths[i] = icmpLength;
-        return sums[i];
-    }
 
     /** Waits up to {@code timeoutMillis} for something to read; false on timeout or a signal. */
     public boolean awaitReadable(int timeoutMillis) throws NetlinkException {
