@@ -114,7 +114,6 @@ public final class IcmpSocket implements AutoCloseable {
         }
     }
 
-
     /** Waits up to {@code timeoutMillis} for something to read; false on timeout or a signal. */
     public boolean awaitReadable(int timeoutMillis) throws NetlinkException {
         int[] pfd = pollFd;

@@ -93,11 +93,7 @@ final class HandoffSender implements TunReader.Out, AutoCloseable {
     @Override
     public void close() {
         stopped = true;
-        try {
-            thread.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        PacketThreads.awaitStop(thread, LOG, "handoff sender", "socket=" + socket);
         LOG.debug("handoff sender stopped socket={}", socket);
     }
 }

@@ -139,13 +139,6 @@ final class SocketReader implements AutoCloseable {
     @Override
     public void close() {
         stopped = true;
-        try {
-            thread.join(Duration.ofSeconds(5).toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (thread.isAlive()) {
-            LOG.warn("socket reader did not stop within 5 s socket={}", socket);
-        }
+        PacketThreads.awaitStop(thread, LOG, "socket reader", "socket=" + socket);
     }
 }

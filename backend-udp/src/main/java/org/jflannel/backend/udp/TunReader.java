@@ -264,13 +264,6 @@ final class TunReader implements AutoCloseable {
     @Override
     public void close() {
         stopped = true;
-        try {
-            thread.join(Duration.ofSeconds(5).toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (thread.isAlive()) {
-            LOG.warn("tun reader did not stop within 5 s dev={}", tun.name());
-        }
+        PacketThreads.awaitStop(thread, LOG, "tun reader", "dev=" + tun.name());
     }
 }
