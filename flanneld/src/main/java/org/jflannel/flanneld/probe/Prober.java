@@ -41,8 +41,6 @@ import org.slf4j.LoggerFactory;
 public final class Prober implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Prober.class);
     private static final Duration TICK = Duration.ofMillis(100);
-    /** Kernel dumps for the staleness check are shared by the peers classified within this window. */
-    private static final long DUMP_TTL_NANOS = Duration.ofSeconds(2).toNanos();
     /** Replies taken per recvmmsg; a tick at 2,000 peers brings ~80. */
     private static final int BATCH = 64;
 
@@ -69,8 +67,7 @@ public final class Prober implements AutoCloseable {
     /** Peers with a round running, in no particular order. */
     private final List<Peer> active = new ArrayList<>();
     private final ProbeSeqTable<Peer> pending = new ProbeSeqTable<>();
-    private KernelEntries dump;
-    private long dumpedAt;
+    private final EntryDumps entries;
     private final Thread thread;
     private volatile boolean running = true;
 
@@ -111,6 +108,7 @@ public final class Prober implements AutoCloseable {
         this.metrics = metrics;
         this.socket = socket;
         this.nl = nl;
+        this.entries = new EntryDumps(nl, settings.vxlanDevice());
         this.schedule = new ProbeSchedule(settings.interval(), 0.1, ThreadLocalRandom.current());
         this.thread = new Thread(this::loop, "peer-probe");
         this.thread.setDaemon(true);
@@ -384,11 +382,11 @@ public final class Prober implements AutoCloseable {
         PeerTarget t = p.target;
         String stale = null;
         if (!r.small().ok() && r.underlay() != null && r.underlay().ok()) {
-            stale = entries(now).staleness(t).orElse(null);
+            stale = entries.at(now).staleness(t).orElse(null);
         }
         Cause cause = Classifier.classify(r.small(), r.fullSize(), r.underlay(), stale != null).orElse(null);
         PeerStatus.State state = cause == null ? PeerStatus.State.REACHABLE : PeerStatus.State.UNREACHABLE;
-        String detail = stale != null ? stale : cause == null ? "" : failureDetail(r);
+        String detail = stale != null ? stale : cause == null ? "" : VerdictLog.failureDetail(r);
         PeerStatus before = p.status;
         Instant at = Instant.now();
         boolean same = before.state() == state && before.cause() == cause;
@@ -410,46 +408,8 @@ public final class Prober implements AutoCloseable {
             failures[cause.ordinal()].run();
         }
         if (!same) {
-            logChange(before, after);
+            VerdictLog.change(before, after);
         }
-    }
-
-    private static String failureDetail(Round r) {
-        return "small=" + r.small().describe() + " fullSize=" + r.fullSize().describe()
-                + (r.underlay() == null ? "" : " underlay=" + r.underlay().describe());
-    }
-
-    private KernelEntries entries(long now) {
-        if (settings.vxlanDevice() == null) {
-            return KernelEntries.NONE;
-        }
-        if (dump == null || now - dumpedAt > DUMP_TTL_NANOS) {
-            try {
-                dump = KernelEntries.dump(nl, settings.vxlanDevice());
-            } catch (IOException e) {
-                LOG.warn("peer probe entry dump failed device={} error={}", settings.vxlanDevice(), e.getMessage());
-                dump = KernelEntries.NONE;
-            }
-            dumpedAt = now;
-        }
-        return dump;
-    }
-
-    /** One line per state change, never per probe; the first "reachable" of each peer only at DEBUG (thousands at start). */
-    private static void logChange(PeerStatus before, PeerStatus after) {
-        PeerTarget t = after.target();
-        if (after.state() == PeerStatus.State.UNREACHABLE) {
-            LOG.warn("peer unreachable peer={} subnet={} cause={} was={} {}", t.peer(), t.subnet(), after.cause().label(),
-                    before.verdict(), after.detail());
-        } else if (before.state() == PeerStatus.State.UNKNOWN) {
-            LOG.debug("peer reachable peer={} subnet={} rttMs={}", t.peer(), t.subnet(), rttMs(after));
-        } else {
-            LOG.info("peer reachable peer={} subnet={} was={} rttMs={}", t.peer(), t.subnet(), before.verdict(), rttMs(after));
-        }
-    }
-
-    private static String rttMs(PeerStatus s) {
-        return String.format(java.util.Locale.ROOT, "%.3f", s.small().rttSeconds() * 1000);
     }
 
     /** Stops the thread (within one tick), then closes the sockets. */
