@@ -12,6 +12,8 @@
 #   STREAMS="1 4"                                    (iperf3 -P per run, each measured for flannel and kernel; default 1)
 #   JFLANNEL_UDP_GRO=0 ... (and _COALESCE, _QUEUES, _OFFLOAD) reach flanneld through the environment: one
 #                                                     udp fast-path technique off per invocation (docs/configuration.md)
+#   JFLANNEL_UDP_KERNEL=0                            udp: the packet threads only, no kernel datapath (docs/configuration.md)
+#   IPERF_AFFINITY=0,1                               iperf3 -A: client on CPU 0, server on CPU 1 (steadier, both variants)
 #   FLANNELD_JAVA_OPTS=...                           extra JVM options for flanneld
 #   FLANNELD_JIT=c1|c2                               flanneld's JIT (bin/flanneld); BACKEND=udp defaults to c2,
 #                                                     as manifests/overlays/udp ships it; vxlan and host-gw to c1
@@ -238,7 +240,7 @@ run() { # variant client-ns server-ip round streams [flanneld-pid-a flanneld-pid
     local json gbps retr b0 t0 b1 t1 fa0=0 fb0=0 fa1=0 fb1=0 cpu extra=""
     read -r b0 t0 < <(busy)
     [ -z "${6:-}" ] || { fa0=$(ptime "$6"); fb0=$(ptime "$7"); }
-    json=$(timeout $((SECS + 30)) ip netns exec "$2" iperf3 -c "$3" -p 5201 -t "$SECS" -P "$5" -J)
+    json=$(timeout $((SECS + 30)) ip netns exec "$2" iperf3 -c "$3" -p 5201 -t "$SECS" -P "$5" ${IPERF_AFFINITY:+-A "$IPERF_AFFINITY"} -J)
     read -r b1 t1 < <(busy)
     [ -z "${6:-}" ] || { fa1=$(ptime "$6"); fb1=$(ptime "$7"); }
     read -r gbps retr < <(python3 -c 'import json,sys; e=json.load(sys.stdin)["end"]; print("%.3f %d" % (e["sum_received"]["bits_per_second"]/1e9, e["sum_sent"].get("retransmits",0)))' <<<"$json")

@@ -5,8 +5,12 @@ import java.net.InetSocketAddress;
 import java.util.Objects;
 import org.jflannel.core.Ip4Net;
 
-/** One remote node: its lease subnet and where its UDP socket listens ({@code PublicIP:Port}). */
-record Peer(Ip4Net subnet, InetSocketAddress endpoint) {
+/**
+ * One remote node: its lease subnet, where its UDP socket listens ({@code PublicIP:Port}), and
+ * whether it decapsulates in its kernel ({@link UdpBackendData}), so that {@link KernelPath} may
+ * send it whole super-packets.
+ */
+record Peer(Ip4Net subnet, InetSocketAddress endpoint, boolean kernelDecap) {
 
     Peer {
         Objects.requireNonNull(subnet, "subnet");
@@ -16,8 +20,16 @@ record Peer(Ip4Net subnet, InetSocketAddress endpoint) {
         }
     }
 
+    Peer(Ip4Net subnet, InetSocketAddress endpoint) {
+        this(subnet, endpoint, false);
+    }
+
     static Peer of(Ip4Net subnet, Inet4Address publicIp, int port) {
-        return new Peer(subnet, new InetSocketAddress(publicIp, port));
+        return of(subnet, publicIp, port, false);
+    }
+
+    static Peer of(Ip4Net subnet, Inet4Address publicIp, int port, boolean kernelDecap) {
+        return new Peer(subnet, new InetSocketAddress(publicIp, port), kernelDecap);
     }
 
     /** The public IP as a 32-bit int, the form the packet paths compare. */
@@ -32,6 +44,7 @@ record Peer(Ip4Net subnet, InetSocketAddress endpoint) {
 
     @Override
     public String toString() {
-        return subnet + " via " + endpoint.getAddress().getHostAddress() + ":" + endpoint.getPort();
+        return subnet + " via " + endpoint.getAddress().getHostAddress() + ":" + endpoint.getPort()
+                + (kernelDecap ? " (kernel decap)" : "");
     }
 }

@@ -61,12 +61,13 @@ final class PeerBook {
             LOG.warn("lease skipped: udp needs an IPv4 subnet and a PublicIP lease={}", lease);
             return false;
         }
-        Peer peer = Peer.of(subnet, publicIp, port);
+        boolean decap = UdpBackendData.kernelDecap(lease.attrs().backendData());
+        Peer peer = Peer.of(subnet, publicIp, port, decap);
         Peer old = peers.put(subnet, peer);
         if (peer.equals(old)) {
             return false;
         }
-        log(bulk, "lease added subnet={} publicIp={} port={}", subnet, publicIp.getHostAddress(), port);
+        log(bulk, "lease added subnet={} publicIp={} port={} kernelDecap={}", subnet, publicIp.getHostAddress(), port, decap);
         return true;
     }
 
@@ -88,5 +89,10 @@ final class PeerBook {
 
     int size() {
         return peers.size();
+    }
+
+    /** The peers now (a copy). */
+    List<Peer> peers() {
+        return List.copyOf(peers.values());
     }
 }

@@ -96,20 +96,28 @@ public final class UdpBackend implements Backend {
         UdpOptions opts = options != null ? options : UdpOptions.fromEnvironment(env);
         int mtu = ext.mtu() - ENCAP_OVERHEAD;
         LOG.info("UDP config: Port={} interface={} mtu={} {}", port, ext.name(), mtu, opts);
-        Lease lease = subnets.acquireLease(new LeaseAttrs(ext.publicIp(), null, "", null, null));
-        if (lease.subnet() == null) {
-            throw new IOException("acquired lease " + lease.key() + " has no IPv4 subnet");
-        }
         List<TunDevice> queues = openQueues(opts);
         TunDevice tun = queues.get(0);
         boolean vnetHdr = opts.offload();
         List<UdpBatchSocket> sockets = new ArrayList<>();
         List<AutoCloseable> readers = new ArrayList<>();
+        // attached before the lease is published, so that the lease says truly whether we decapsulate
+        KernelPath kernel = opts.kernel() ? KernelPath.open(tun.name(), ext, port) : null;
+        if (kernel != null) {
+            readers.add(kernel); // closed first: the programs stop before the devices go
+        }
         try {
+            Lease lease = subnets.acquireLease(new LeaseAttrs(ext.publicIp(), null, "", UdpBackendData.publish(kernel != null), null));
+            if (lease.subnet() == null) {
+                throw new IOException("acquired lease " + lease.key() + " has no IPv4 subnet");
+            }
             if (vnetHdr) {
                 enableOffloads(tun);
             }
             configure(tun, lease, conf, mtu);
+            if (kernel != null) {
+                kernel.own(lease.subnet());
+            }
             PacketPath path = new PacketPath(new UdpCounters());
             bindSockets(sockets, port, queues.size());
             UdpBatchSocket first = sockets.get(0);
@@ -138,12 +146,12 @@ public final class UdpBackend implements Backend {
                 }
                 readers.add(TunReader.start(queues.get(i), i, vnetHdr, gso, path, out));
             }
-            UdpNetwork network = new UdpNetwork(lease, mtu, port, queues, sockets, readers, path);
-            LOG.info("udp network registered lease={} dev={} mtu={} bind={}:{} queues={} sockets={} offload={} gso={} gro={} coalesce={}",
+            UdpNetwork network = new UdpNetwork(lease, mtu, port, queues, sockets, readers, path, kernel);
+            LOG.info("udp network registered lease={} dev={} mtu={} bind={}:{} queues={} sockets={} offload={} gso={} gro={} coalesce={} kernel={}",
                     lease.key(), tun.name(), mtu, ext.address().getHostAddress(), port, queues.size(), sockets.size(),
-                    vnetHdr, gso, gro, opts.coalesce() && vnetHdr);
+                    vnetHdr, gso, gro, opts.coalesce() && vnetHdr, kernel != null);
             return network;
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | InterruptedException | ConfigException | RuntimeException e) {
             UdpNetwork.closeAll(readers, sockets, queues);
             throw e;
         }

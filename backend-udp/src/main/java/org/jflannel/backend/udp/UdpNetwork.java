@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
  * The registered UDP network: owns {@code flannel0} (the TUN and its queues), the sockets and the reader threads,
  * and keeps the peer table from lease events. {@link #apply} runs on the daemon's
  * {@code lease-events} thread; each batch publishes one new immutable {@link PeerTable} that the
- * packet paths pick up. There is no kernel state per peer, so {@link #reconcile()} has nothing to do.
+ * packet paths pick up and, with the kernel datapath, into its maps. There are no routes or
+ * neighbours per peer, so {@link #reconcile()} has nothing to do.
  */
 public final class UdpNetwork implements Network {
     private static final Logger LOG = LoggerFactory.getLogger(UdpNetwork.class);
@@ -25,10 +26,12 @@ public final class UdpNetwork implements Network {
     private final List<AutoCloseable> readers;
     private final PacketPath path;
     private final PeerBook book;
+    /** The kernel datapath, or null (off, or refused by the kernel); closed with the readers. */
+    private final KernelPath kernel;
     private volatile boolean closed;
 
     UdpNetwork(Lease own, int mtu, int port, List<TunDevice> queues, List<UdpBatchSocket> sockets,
-            List<AutoCloseable> readers, PacketPath path) {
+            List<AutoCloseable> readers, PacketPath path, KernelPath kernel) {
         this.own = own;
         this.mtu = mtu;
         this.queues = List.copyOf(queues);
@@ -36,6 +39,7 @@ public final class UdpNetwork implements Network {
         this.readers = List.copyOf(readers);
         this.path = path;
         this.book = new PeerBook(own, port);
+        this.kernel = kernel;
     }
 
     @Override
@@ -66,7 +70,28 @@ public final class UdpNetwork implements Network {
     public void apply(List<LeaseEvent> batch) {
         if (!closed) {
             path.peers(book.apply(batch));
+            if (kernel != null) {
+                kernel.peers(book.peers());
+            }
         }
+    }
+
+    /** True when the kernel datapath is attached. */
+    public boolean kernelDatapath() {
+        return kernel != null;
+    }
+
+    /**
+     * The kernel datapath's packets: {@code [encapsulated, decapsulated, failed]} (a super-packet
+     * counts once); all zero without it.
+     */
+    public long[] kernelPackets() {
+        return kernel != null ? kernel.counts() : new long[KernelPath.COUNTERS];
+    }
+
+    /** Number of peers the kernel datapath sends to. */
+    public int kernelPeers() {
+        return kernel != null ? kernel.routedPeers() : 0;
     }
 
     @Override
@@ -81,10 +106,12 @@ public final class UdpNetwork implements Network {
             return;
         }
         closed = true;
+        long[] k = kernelPackets(); // read while the maps are still ours
         closeAll(readers, sockets, queues);
         UdpCounters c = path.counters();
-        LOG.info("udp network closed dev={} toPeers={} fromPeers={} groTrains={} coalesced={} tunWrites={}", deviceName(),
-                c.packetsToPeers(), c.packetsFromPeers(), c.groTrains(), c.segmentsCoalesced(), c.tunWrites());
+        LOG.info("udp network closed dev={} toPeers={} fromPeers={} groTrains={} coalesced={} tunWrites={} kernelEncap={} kernelDecap={}",
+                deviceName(), c.packetsToPeers(), c.packetsFromPeers(), c.groTrains(), c.segmentsCoalesced(), c.tunWrites(),
+                k[0], k[1]);
     }
 
     /** Reader threads first (they use the descriptors), then sockets, then the TUN queues. */

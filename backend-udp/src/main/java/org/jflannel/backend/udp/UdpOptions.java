@@ -15,10 +15,12 @@ import org.jflannel.core.ConfigException;
  * sender thread, for the benchmark's comparison only. {@code JFLANNEL_UDP_VERIFY_CSUM} (off by
  * default) makes the coalescer sum every received TCP segment's payload to verify its checksum
  * before merging; off, it relies on the outer UDP checksum the kernel verified (see
- * {@link TrainCoalescer}).
+ * {@link TrainCoalescer}). {@code JFLANNEL_UDP_KERNEL} (on by default in the daemon) attaches the
+ * kernel datapath ({@link KernelPath}): encapsulation and decapsulation in tc programs, the packet
+ * threads carrying what those leave to them.
  */
 public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues, boolean txHandoff,
-        boolean verifyChecksums) {
+        boolean verifyChecksums, boolean kernel) {
     static final int MAX_QUEUES = 16;
 
     public UdpOptions {
@@ -27,28 +29,44 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
         }
     }
 
-    /** Everything on; one queue per CPU (at most 4). */
+    /** The userspace fast path with everything on, one queue per CPU (at most 4); no kernel datapath. */
     public static UdpOptions defaults() {
-        return new UdpOptions(true, true, true, defaultQueues(), false, false);
+        return new UdpOptions(true, true, true, defaultQueues(), false, false, false);
+    }
+
+    /** What the daemon runs by default: {@link #defaults()} plus the kernel datapath. */
+    public static UdpOptions withKernel() {
+        return new UdpOptions(true, true, true, defaultQueues(), false, false, true);
     }
 
     public UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues) {
-        this(offload, gro, coalesce, queues, false, false);
+        this(offload, gro, coalesce, queues, false, false, false);
     }
 
     public UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues, boolean txHandoff) {
-        this(offload, gro, coalesce, queues, txHandoff, false);
+        this(offload, gro, coalesce, queues, txHandoff, false, false);
+    }
+
+    public UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues, boolean txHandoff,
+            boolean verifyChecksums) {
+        this(offload, gro, coalesce, queues, txHandoff, verifyChecksums, false);
     }
 
     /** Upstream's path: one packet per read, write and datagram; one queue. */
     public static UdpOptions plain() {
-        return new UdpOptions(false, false, false, 1, false, false);
+        return new UdpOptions(false, false, false, 1, false, false, false);
+    }
+
+    /** The same options with the kernel datapath on or off. */
+    public UdpOptions kernel(boolean on) {
+        return new UdpOptions(offload, gro, coalesce, queues, txHandoff, verifyChecksums, on);
     }
 
     public static UdpOptions fromEnvironment(Map<String, String> env) throws ConfigException {
         return new UdpOptions(flag(env, "JFLANNEL_UDP_OFFLOAD"), flag(env, "JFLANNEL_UDP_GRO"),
                 flag(env, "JFLANNEL_UDP_COALESCE"), queues(env, "JFLANNEL_UDP_QUEUES"),
-                flag(env, "JFLANNEL_UDP_TX_HANDOFF", false), flag(env, "JFLANNEL_UDP_VERIFY_CSUM", false));
+                flag(env, "JFLANNEL_UDP_TX_HANDOFF", false), flag(env, "JFLANNEL_UDP_VERIFY_CSUM", false),
+                flag(env, "JFLANNEL_UDP_KERNEL"));
     }
 
     static int defaultQueues() {
@@ -90,6 +108,7 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
     @Override
     public String toString() {
         return "offload=" + offload + " gro=" + gro + " coalesce=" + coalesce + " queues=" + queues
-                + (txHandoff ? " txHandoff=true" : "") + (verifyChecksums ? " verifyChecksums=true" : "");
+                + (txHandoff ? " txHandoff=true" : "") + (verifyChecksums ? " verifyChecksums=true" : "")
+                + " kernel=" + kernel;
     }
 }

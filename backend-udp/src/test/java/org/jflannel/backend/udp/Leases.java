@@ -9,6 +9,11 @@ final class Leases {
     private Leases() {
     }
 
+    /** The lease of a node that published {@code attrs} (e.g. with the kernel datapath's backend data). */
+    static Lease published(String subnet, LeaseAttrs attrs) {
+        return new Lease(Ip4Net.parse(subnet), null, attrs, null);
+    }
+
     static Lease udp(String subnet, String publicIp) {
         return new Lease(Ip4Net.parse(subnet), null,
                 new LeaseAttrs(publicIp == null ? null : Ip4Net.toInet(Ip4Net.parseAddress(publicIp)), null, "", null, null), null);

@@ -8,6 +8,7 @@ import static org.jflannel.core.LeaseEvent.removed;
 import java.util.ArrayList;
 import java.util.List;
 import org.jflannel.core.Ip4Net;
+import org.jflannel.core.LeaseAttrs;
 import org.jflannel.core.LeaseEvent;
 import org.junit.jupiter.api.Test;
 
@@ -22,6 +23,20 @@ class PeerBookTest {
         assertThat(p).isNotNull();
         assertThat(p.endpoint().getAddress().getHostAddress()).isEqualTo("192.0.2.2");
         assertThat(p.endpoint().getPort()).isEqualTo(8285);
+    }
+
+    @Test
+    void aPeerSaysInItsBackendDataWhetherItsKernelDecapsulates() {
+        LeaseAttrs decap = new LeaseAttrs(Ip4Net.toInet(Ip4Net.parseAddress("192.0.2.2")), null, "", "{\"KernelDecap\":true}", null);
+        book.apply(List.of(added(Leases.published("10.244.2.0/24", decap)), added(udp("10.244.3.0/24", "192.0.2.3"))));
+        assertThat(book.peers()).extracting(Peer::subnet, Peer::kernelDecap).containsExactlyInAnyOrder(
+                org.assertj.core.groups.Tuple.tuple(Ip4Net.parse("10.244.2.0/24"), true),
+                org.assertj.core.groups.Tuple.tuple(Ip4Net.parse("10.244.3.0/24"), false));
+
+        // the same node restarted without its kernel path: same subnet and address, the peer is replaced
+        book.apply(List.of(added(udp("10.244.2.0/24", "192.0.2.2"))));
+        assertThat(book.peers()).filteredOn(p -> p.subnet().equals(Ip4Net.parse("10.244.2.0/24")))
+                .singleElement().extracting(Peer::kernelDecap).isEqualTo(false);
     }
 
     @Test

@@ -8,9 +8,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.jflannel.core.Ip4Net;
+import org.jflannel.core.LeaseAttrs;
 import org.jflannel.core.LeaseEvent;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -24,13 +27,20 @@ import org.junit.jupiter.params.provider.MethodSource;
 @Tag("netns")
 class UdpUpstreamInteropIT {
 
-    static java.util.stream.Stream<UdpOptions> options() {
-        return java.util.stream.Stream.of(new UdpOptions(true, true, true, 2), UdpOptions.plain());
+    static java.util.stream.Stream<Arguments> options() {
+        return java.util.stream.Stream.of(
+                Arguments.of(new UdpOptions(true, true, true, 2), false),
+                Arguments.of(UdpOptions.plain(), false),
+                // B publishes no backend data: we send through the packet threads, B's datagrams enter through our decap program
+                Arguments.of(UdpOptions.withKernel(), false),
+                // what our kernel puts on a NIC's wire: B's lease claims kernel decapsulation, so our encap program sends
+                // to it, and our underlay is made to segment and checksum like a NIC without offloads (ethtool tx off)
+                Arguments.of(UdpOptions.withKernel(), true));
     }
 
-    @ParameterizedTest(name = "ours: {0}")
+    @ParameterizedTest(name = "ours: {0}, our kernel sends to B: {1}")
     @MethodSource("options")
-    void tcpBothWaysBetweenOursAndAnUpstreamStylePeer(UdpOptions options) throws Exception {
+    void tcpBothWaysBetweenOursAndAnUpstreamStylePeer(UdpOptions options, boolean viaOurKernel) throws Exception {
         Path script = Path.of(UdpUpstreamInteropIT.class.getResource("/upstream_peer.py").toURI());
         try (UdpNode a = UdpNode.create("uia"); UdpNode b = UdpNode.create("uib")) {
             a.ip("link", "add", "ul0", "type", "veth", "peer", "name", "ul0", "netns", b.name());
@@ -39,7 +49,14 @@ class UdpUpstreamInteropIT {
             UdpTwoNodesIT.pod(a, "10.244.1.1/24");
             UdpTwoNodesIT.pod(b, "10.244.2.1/24");
             UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", options);
-            a.apply(LeaseEvent.added(Leases.udp("10.244.2.0/24", "192.0.2.2")));
+            if (viaOurKernel) {
+                a.exec("ethtool", "-K", "ul0", "tx", "off");
+                a.apply(LeaseEvent.added(Leases.published("10.244.2.0/24", new LeaseAttrs(
+                        Ip4Net.toInet(Ip4Net.parseAddress("192.0.2.2")), null, "", UdpBackendData.KERNEL_DECAP, null))));
+                assertThat(na.kernelPeers()).isEqualTo(1);
+            } else {
+                a.apply(LeaseEvent.added(Leases.udp("10.244.2.0/24", "192.0.2.2")));
+            }
 
             Process peer = new ProcessBuilder("ip", "netns", "exec", b.name(), "python3", script.toString(),
                     "flannel0", "192.0.2.2", "8285", "192.0.2.1", "8285", "120").redirectErrorStream(true).start();
@@ -63,7 +80,19 @@ class UdpUpstreamInteropIT {
                 assertThat(value(line, "foreign")).isZero();
                 assertThat(value(line, "received")).as("datagrams B took from us").isGreaterThan(2800);
                 assertThat(value(line, "biggest")).as("one MTU-sized packet per datagram on the wire").isLessThanOrEqualTo(1472);
-                assertThat(na.counters().packetsFromPeers()).as("packets we took from B").isGreaterThan(2800);
+                long taken = na.counters().packetsFromPeers() + na.kernelPackets()[KernelPrograms.COUNT_DECAP];
+                assertThat(taken).as("packets we took from B").isGreaterThan(2800);
+                if (viaOurKernel) {
+                    assertThat(na.kernelPackets()[KernelPrograms.COUNT_ENCAP]).as("sent to B by our encap program").isGreaterThan(100);
+                    assertThat(na.counters().packetsToPeers()).as("nothing by the packet threads").isZero();
+                } else {
+                    assertThat(na.kernelPackets()[KernelPrograms.COUNT_ENCAP]).as("nothing sent to B by the kernel datapath").isZero();
+                }
+                if (options.kernel()) {
+                    assertThat(na.kernelDatapath()).isTrue();
+                    assertThat(na.kernelPackets()[KernelPrograms.COUNT_DECAP]).as("B's datagrams decapsulated in our kernel")
+                            .isGreaterThan(2800);
+                }
                 assertThat(na.counters().drops(UdpCounters.Drop.MALFORMED)).isZero();
             } finally {
                 peer.destroy();

@@ -144,7 +144,7 @@ final class Backends {
     /** Packets each way and drops by reason, from the UDP backend's counters (as deltas). */
     private static void bridgeUdp(UdpNetwork udp, Metrics metrics) {
         UdpCounters.Drop[] reasons = UdpCounters.Drop.values();
-        long[] last = new long[2 + reasons.length];
+        long[] last = new long[4 + reasons.length];
         metrics.addScrapeHook(() -> {
             synchronized (last) {
                 UdpCounters c = udp.counters();
@@ -154,11 +154,16 @@ final class Backends {
                 for (int i = 0; i < reasons.length; i++) {
                     now[2 + i] = c.drops(reasons[i]);
                 }
+                long[] kernel = udp.kernelPackets();
+                now[2 + reasons.length] = kernel[0];
+                now[3 + reasons.length] = kernel[1];
                 metrics.addUdpPackets("to_peers", now[0] - last[0]);
                 metrics.addUdpPackets("from_peers", now[1] - last[1]);
                 for (int i = 0; i < reasons.length; i++) {
                     metrics.addUdpDrops(reasons[i].name().toLowerCase(java.util.Locale.ROOT), now[2 + i] - last[2 + i]);
                 }
+                metrics.addUdpKernelPackets("to_peers", now[2 + reasons.length] - last[2 + reasons.length]);
+                metrics.addUdpKernelPackets("from_peers", now[3 + reasons.length] - last[3 + reasons.length]);
                 System.arraycopy(now, 0, last, 0, now.length);
             }
         });

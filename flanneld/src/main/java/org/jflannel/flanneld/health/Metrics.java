@@ -23,7 +23,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *   <li>{@code flanneld_lease_event_programmed_seconds}: lease event received → kernel entries programmed</li>
  *   <li>{@code flanneld_errors_total{kind}}: errors by kind (lease, apply, reconcile, iptables, blackhole, ...)</li>
  *   <li>{@code flanneld_udp_packets_total{direction}}, {@code flanneld_udp_dropped_packets_total{reason}}: the UDP
- *       backend's forwarding (only with Backend.Type udp)</li>
+ *       backend's forwarding (only with Backend.Type udp); {@code flanneld_udp_kernel_packets_total{direction}}:
+ *       what its kernel datapath carried instead</li>
  *   <li>{@code flanneld_peer_reachable{peer,subnet}}: 1 when the last probe round through the overlay to that
  *       peer passed, 0 when it failed (Ours, issue 12; absent before the first round and with probing off)</li>
  *   <li>{@code flanneld_peer_probe_rtt_seconds}: round-trip time of the small overlay probes that were answered</li>
@@ -55,6 +56,9 @@ public final class Metrics {
     private final Counter udpPackets = Counter.builder().name("flanneld_udp_packets_total")
             .help("Packets forwarded by the UDP backend, by direction (to_peers, from_peers)").labelNames("direction")
             .withoutExemplars().register(registry);
+    private final Counter udpKernelPackets = Counter.builder().name("flanneld_udp_kernel_packets_total")
+            .help("Packets the UDP backend's kernel datapath encapsulated (to_peers) or decapsulated (from_peers); "
+                    + "a TCP super-packet counts once").labelNames("direction").withoutExemplars().register(registry);
     private final Counter udpDrops = Counter.builder().name("flanneld_udp_dropped_packets_total")
             .help("Packets dropped by the UDP backend, by reason").labelNames("reason").withoutExemplars().register(registry);
 
@@ -103,6 +107,12 @@ public final class Metrics {
     public void addUdpPackets(String direction, long count) {
         if (count > 0) {
             udpPackets.labelValues(direction).inc(count);
+        }
+    }
+
+    public void addUdpKernelPackets(String direction, long count) {
+        if (count > 0) {
+            udpKernelPackets.labelValues(direction).inc(count);
         }
     }
 

@@ -142,4 +142,10 @@ public final class LibC {
             throws LastErrorException;
 
     public static native int umount2(String target, int flags) throws LastErrorException;
+
+    /**
+     * syscall(2) with three arguments, for bpf(2), which glibc does not wrap. Direct mapping passes
+     * the arguments in registers as the variadic call would on x86_64 and aarch64.
+     */
+    public static native long syscall(long number, long a1, long a2, long a3) throws LastErrorException;
 }

@@ -1,0 +1,245 @@
+package org.jflannel.backend.udp;
+
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.jflannel.core.ExternalInterface;
+import org.jflannel.core.Ip4Net;
+import org.jflannel.linuxnet.BpfLink;
+import org.jflannel.linuxnet.BpfMap;
+import org.jflannel.linuxnet.BpfProgram;
+import org.jflannel.linuxnet.Link;
+import org.jflannel.linuxnet.NetlinkException;
+import org.jflannel.linuxnet.Route;
+import org.jflannel.linuxnet.RtNetlink;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Ours: the udp backend's kernel datapath. Two tc programs ({@link KernelPrograms}) do in the
+ * kernel what the packet threads do: flannel0's egress encapsulates packets for peers that
+ * decapsulate in their kernel too (they say so in their lease, {@link UdpBackendData}), and the
+ * external interface's ingress decapsulates datagrams from known peers. A 64 KB TCP super-packet
+ * then crosses as one packet, as kernel VXLAN's do, with no copy to userspace. What the programs
+ * leave alone takes the userspace path as before, so a node without this path, or an upstream
+ * node, still exchanges upstream's datagrams with us.
+ *
+ * <p>Maps, written from here: {@code routes} (LPM: peer subnet → public IP; only peers that
+ * decapsulate in their kernel and are reached through the external interface), {@code sources}
+ * (public IP → that peer's subnet and mask; every peer), {@code own} (our lease) and
+ * {@code counters} (packets each way, and rewrites that failed). The programs stay attached while
+ * the links are open: closing this, or the process ending, detaches them.
+ */
+final class KernelPath implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(KernelPath.class);
+    static final int MAX_PEERS = 1 << 16;
+    static final int COUNTERS = 3;
+
+    private final BpfMap routes;
+    private final BpfMap sources;
+    private final BpfMap own;
+    private final BpfMap counters;
+    private final List<AutoCloseable> owned;
+    private final RtNetlink netlink;
+    private final int extIndex;
+    /** What the maps hold now: subnet → public IP (routes), public IP → subnet (sources). */
+    private final Map<Ip4Net, Integer> routed = new HashMap<>();
+    private final Map<Integer, Ip4Net> known = new HashMap<>();
+    /**
+     * Per public IP, whether the kernel routes to it through the external interface: asked once, when
+     * a peer with that address first needs it (a batch of thousands of leases costs no more lookups
+     * than new addresses), forgotten when no peer has it any more.
+     */
+    private final Map<Integer, Boolean> viaExternal = new HashMap<>();
+
+    private KernelPath(BpfMap routes, BpfMap sources, BpfMap own, BpfMap counters, List<AutoCloseable> owned,
+            RtNetlink netlink, int extIndex) {
+        this.routes = routes;
+        this.sources = sources;
+        this.own = own;
+        this.counters = counters;
+        this.owned = owned;
+        this.netlink = netlink;
+        this.extIndex = extIndex;
+    }
+
+    /**
+     * Loads and attaches both programs, inert until {@link #own} and {@link #peers} fill the maps.
+     * Returns null, after one log line saying why, where the kernel or the interface does not allow
+     * it (no bpf(2) permission, a kernel before 6.6 without tcx, an external interface without an
+     * Ethernet header); the userspace path then carries everything.
+     */
+    static KernelPath open(String tun, ExternalInterface ext, int port) {
+        List<AutoCloseable> owned = new ArrayList<>();
+        RtNetlink nl = null;
+        try {
+            nl = RtNetlink.open();
+            int tunIndex = nl.link(tun).map(Link::index)
+                    .orElseThrow(() -> new NetlinkException("RTM_GETLINK", tun, 19, "tun device vanished"));
+            Link extLink = nl.link(ext.index())
+                    .orElseThrow(() -> new NetlinkException("RTM_GETLINK", ext.name(), 19, "external interface vanished"));
+            if (extLink.mac() == null) {
+                throw new IllegalStateException("external interface " + ext.name() + " has no Ethernet header");
+            }
+            BpfMap routes = keep(owned, BpfMap.create(BpfMap.Type.LPM_TRIE, "jfl_udp_routes", 8, 4, MAX_PEERS));
+            BpfMap sources = keep(owned, BpfMap.create(BpfMap.Type.HASH, "jfl_udp_sources", 4, 8, MAX_PEERS));
+            BpfMap own = keep(owned, BpfMap.create(BpfMap.Type.ARRAY, "jfl_udp_own", 4, 8, 1));
+            BpfMap counters = keep(owned, BpfMap.create(BpfMap.Type.ARRAY, "jfl_udp_counts", 4, 8, COUNTERS));
+            int nodeIp = Ip4Net.fromInet(ext.address());
+            BpfProgram encap = keep(owned, BpfProgram.loadClassifier("jfl_udp_encap",
+                    KernelPrograms.encap(routes, counters, nodeIp, port, ext.index())));
+            BpfProgram decap = keep(owned, BpfProgram.loadClassifier("jfl_udp_decap",
+                    KernelPrograms.decap(sources, own, counters, nodeIp, port, tunIndex)));
+            keep(owned, BpfLink.attach(encap, tunIndex, BpfLink.Hook.TCX_EGRESS));
+            keep(owned, BpfLink.attach(decap, ext.index(), BpfLink.Hook.TCX_INGRESS));
+            LOG.info("udp kernel datapath attached dev={} egress=jfl_udp_encap ext={} ingress=jfl_udp_decap port={}",
+                    tun, ext.name(), port);
+            return new KernelPath(routes, sources, own, counters, owned, nl, ext.index());
+        } catch (NetlinkException | RuntimeException e) {
+            LOG.warn("udp kernel datapath unavailable, the packet threads carry everything dev={} ext={} error={}",
+                    tun, ext.name(), e.getMessage());
+            closeAll(owned);
+            if (nl != null) {
+                nl.close();
+            }
+            return null;
+        }
+    }
+
+    private static <T extends AutoCloseable> T keep(List<AutoCloseable> owned, T resource) {
+        owned.add(resource);
+        return resource;
+    }
+
+    /** Our lease: the decapsulating program only delivers into it. */
+    void own(Ip4Net lease) throws NetlinkException {
+        own.put(key(0), words(lease.address(), Ip4Net.mask(lease.prefixLength())));
+    }
+
+    /**
+     * Brings the maps to {@code peers}: every peer may send to us; the ones that decapsulate in
+     * their kernel and are reached through the external interface are sent to from here. A peer the
+     * kernel cannot take is left to the userspace path, with one line.
+     */
+    void peers(Collection<Peer> peers) {
+        Map<Ip4Net, Integer> wantRoutes = new HashMap<>();
+        Map<Integer, Ip4Net> wantSources = new HashMap<>();
+        for (Peer p : peers) {
+            wantSources.put(p.publicIp(), p.subnet());
+            if (p.kernelDecap() && Boolean.TRUE.equals(viaExternal.computeIfAbsent(p.publicIp(), ip -> routedThroughExternal(p)))) {
+                wantRoutes.put(p.subnet(), p.publicIp());
+            }
+        }
+        viaExternal.keySet().retainAll(wantSources.keySet());
+        sync(wantSources, known, sources, ip -> words(ip), n -> words(n.address(), Ip4Net.mask(n.prefixLength())));
+        sync(wantRoutes, routed, routes, KernelPath::lpmKey, ip -> words(ip));
+    }
+
+    private interface Encoder<T> {
+        byte[] encode(T value);
+    }
+
+    private <K, V> void sync(Map<K, V> want, Map<K, V> have, BpfMap map, Encoder<K> keys, Encoder<V> values) {
+        for (var it = have.entrySet().iterator(); it.hasNext(); ) {
+            var e = it.next();
+            if (!want.containsKey(e.getKey())) {
+                try {
+                    map.delete(keys.encode(e.getKey()));
+                    it.remove();
+                } catch (NetlinkException ex) {
+                    LOG.warn("udp kernel map entry not removed map={} key={} error={}", map.name(), e.getKey(), ex.getMessage());
+                }
+            }
+        }
+        for (var e : want.entrySet()) {
+            if (!e.getValue().equals(have.get(e.getKey()))) {
+                try {
+                    map.put(keys.encode(e.getKey()), values.encode(e.getValue()));
+                    have.put(e.getKey(), e.getValue());
+                } catch (NetlinkException ex) {
+                    LOG.warn("udp kernel map entry not set, userspace path for it map={} key={} error={}", map.name(),
+                            e.getKey(), ex.getMessage());
+                }
+            }
+        }
+    }
+
+    /** Whether the kernel routes to the peer's public IP through the external interface; null (ask again later) on error. */
+    private Boolean routedThroughExternal(Peer p) {
+        InetAddress ip = p.endpoint().getAddress();
+        try {
+            List<Route> r = netlink.routeGet(ip);
+            boolean ok = !r.isEmpty() && r.get(0).linkIndex() == extIndex;
+            if (!ok) {
+                LOG.info("udp peer reached through another interface, packet threads send to it subnet={} publicIp={}",
+                        p.subnet(), ip.getHostAddress());
+            }
+            return ok;
+        } catch (NetlinkException e) {
+            LOG.warn("udp peer route lookup failed, packet threads send to it subnet={} error={}", p.subnet(), e.getMessage());
+            return null;
+        }
+    }
+
+    /** Packets encapsulated, decapsulated, and rewrites that failed halfway (dropped). */
+    long[] counts() {
+        long[] out = new long[COUNTERS];
+        for (int i = 0; i < COUNTERS; i++) {
+            try {
+                out[i] = counters.get(key(i)).map(v -> ByteBuffer.wrap(v).order(ByteOrder.nativeOrder()).getLong()).orElse(0L);
+            } catch (NetlinkException e) {
+                out[i] = -1;
+            }
+        }
+        return out;
+    }
+
+    /** Number of peers sent to from the kernel. */
+    int routedPeers() {
+        return routed.size();
+    }
+
+    /** Detaches the programs (links first), then drops the programs and maps. */
+    @Override
+    public void close() {
+        List<AutoCloseable> reversed = new ArrayList<>(owned);
+        java.util.Collections.reverse(reversed);
+        closeAll(reversed);
+        netlink.close();
+    }
+
+    private static void closeAll(List<AutoCloseable> resources) {
+        for (AutoCloseable r : resources) {
+            try {
+                r.close();
+            } catch (Exception e) {
+                LOG.warn("udp kernel datapath close failed what={} error={}", r, e.toString());
+            }
+        }
+    }
+
+    /** An array map's index, in host order. */
+    private static byte[] key(int hostOrder) {
+        return ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(hostOrder).array();
+    }
+
+    /** LPM key: prefix length (host order), then the network in network order. */
+    private static byte[] lpmKey(Ip4Net net) {
+        return ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putInt(net.prefixLength())
+                .order(ByteOrder.BIG_ENDIAN).putInt(net.address()).array();
+    }
+
+    /** Addresses and masks in network order, as the programs load them from packets. */
+    private static byte[] words(int... values) {
+        ByteBuffer b = ByteBuffer.allocate(4 * values.length).order(ByteOrder.BIG_ENDIAN);
+        for (int v : values) {
+            b.putInt(v);
+        }
+        return b.array();
+    }
+}

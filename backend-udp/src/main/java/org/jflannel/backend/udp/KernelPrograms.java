@@ -1,0 +1,214 @@
+package org.jflannel.backend.udp;
+
+import static org.jflannel.linuxnet.BpfAsm.FP;
+import static org.jflannel.linuxnet.BpfAsm.R0;
+import static org.jflannel.linuxnet.BpfAsm.R1;
+import static org.jflannel.linuxnet.BpfAsm.R2;
+import static org.jflannel.linuxnet.BpfAsm.R3;
+import static org.jflannel.linuxnet.BpfAsm.R4;
+import static org.jflannel.linuxnet.BpfAsm.R5;
+import static org.jflannel.linuxnet.BpfAsm.R6;
+import static org.jflannel.linuxnet.BpfAsm.R7;
+import static org.jflannel.linuxnet.BpfAsm.R8;
+import static org.jflannel.linuxnet.BpfAsm.R9;
+
+import org.jflannel.linuxnet.BpfAsm;
+import org.jflannel.linuxnet.BpfAsm.Cond;
+import org.jflannel.linuxnet.BpfAsm.Size;
+import org.jflannel.linuxnet.BpfMap;
+
+/**
+ * The two tc programs of the kernel datapath ({@link KernelPath}), generated per node because the
+ * node's address, port and interface indexes are constants in them. Both produce or accept
+ * exactly upstream's wire format: an outer IPv4 + UDP header ({@code <node>:<port> → <peer>:<port>})
+ * around the bare inner IPv4 packet, TTL decremented on each side (REFERENCE §7).
+ *
+ * <p>Each program handles only the plain case and returns {@code TCX_NEXT} for everything else,
+ * which then takes the userspace path unchanged (flannel0's queue, or the UDP socket): IP options,
+ * fragments, TTL ≤ 1, peers not in the maps, sources outside the sender's lease, GRO trains. So
+ * drops, their counters and log lines, and the ICMP replies stay where they were.
+ *
+ * <p>Values in maps and packet words are compared in network byte order as loaded (the programs
+ * never convert an address). Stack layout is noted per program; every access is size-aligned.
+ */
+final class KernelPrograms {
+    /** tcx verdicts. */
+    static final int TCX_NEXT = -1;
+    static final int TCX_DROP = 2;
+    /** {@code bpf_skb_adjust_room} mode and flags. */
+    private static final int ADJ_ROOM_MAC = 1;
+    private static final int F_FIXED_GSO = 1;
+    private static final int F_ENCAP_L3_IPV4 = 1 << 1;
+    private static final int F_ENCAP_L4_UDP = 1 << 4;
+    /** Clears the UDP tunnel GSO marks on decapsulation (bpf-next, August 2026; EINVAL before). */
+    private static final int F_DECAP_L4_UDP = 1 << 10;
+    private static final int EINVAL = 22;
+    private static final int F_INGRESS = 1;
+    /** {@code __sk_buff} offsets. */
+    private static final int SKB_LEN = 0;
+    private static final int SKB_PROTOCOL = 16;
+    /** ETH_P_IP as {@code __sk_buff.protocol} holds it (network order in a host-order u32). */
+    private static final int ETH_P_IP_NET = 0x0008;
+    private static final int ETH_HLEN = 14;
+    /** Counter slots ({@link KernelPath#COUNTERS}). */
+    static final int COUNT_ENCAP = 0;
+    static final int COUNT_DECAP = 1;
+    static final int COUNT_FAILED = 2;
+
+    private KernelPrograms() {
+    }
+
+    /**
+     * flannel0's egress: a packet the kernel routed into flannel0 whose destination is in the
+     * {@code routes} LPM trie (peers that decapsulate in their kernel) gets its outer headers, the
+     * inner TTL decremented, and leaves through {@code outIfindex} towards the peer, with its GSO
+     * size kept: a 64 KB TCP super-packet stays one packet until a device segments it.
+     *
+     * <p>Stack: -48 inner IPv4 header (20); -56 LPM key {prefixlen, dst}; -88 outer IPv4 + UDP
+     * header (28); -64 the counter key, once that header is in the packet.
+     *
+     * @param nodeIp the outer source as {@link Ipv4} reads addresses (big-endian int): the socket's address
+     */
+    static byte[] encap(BpfMap routes, BpfMap counters, int nodeIp, int port, int outIfindex) {
+        BpfAsm a = new BpfAsm();
+        a.movReg(R6, R1);
+        loadBytes(a, 0, -48, 20);
+        a.load(Size.B, R1, FP, -48).jump(Cond.NE, R1, 0x45, "next");        // IPv4 without options
+        a.load(Size.H, R1, FP, -42).and(R1, 0xff3f).jump(Cond.NE, R1, 0, "next"); // not a fragment
+        a.load(Size.B, R1, FP, -40).jump(Cond.LE, R1, 1, "next");          // TTL ≤ 1: userspace drops it
+        a.storeImm(Size.W, FP, -56, 32).load(Size.W, R1, FP, -32).store(Size.W, FP, -52, R1);
+        a.loadMap(R1, routes).movReg(R2, FP).add(R2, -56).call(BpfAsm.MAP_LOOKUP_ELEM);
+        a.jump(Cond.EQ, R0, 0, "next");
+        a.load(Size.W, R7, R0, 0);                                          // peer's public IP
+        a.load(Size.W, R1, R6, SKB_LEN).jump(Cond.GT, R1, 0xffff - UdpBackend.ENCAP_OVERHEAD, "next"); // BIG TCP: no room
+        a.movReg(R1, R6).mov(R2, UdpBackend.ENCAP_OVERHEAD).mov(R3, ADJ_ROOM_MAC)
+                .mov(R4, F_FIXED_GSO | F_ENCAP_L3_IPV4 | F_ENCAP_L4_UDP).call(BpfAsm.SKB_ADJUST_ROOM);
+        a.jump(Cond.NE, R0, 0, "next");                                     // e.g. UDP GSO: untouched, userspace
+        a.load(Size.W, R8, R6, SKB_LEN);
+        // outer IPv4: 45 00 <len> | 00 00 40 00 (DF) | 40 (TTL 64) 11 (UDP) <csum> | src | dst
+        a.movReg(R1, R8).toBe16(R1).lsh(R1, 16).or(R1, 0x45).store(Size.W, FP, -88, R1);
+        a.storeImm(Size.W, FP, -84, 0x0040_0000);
+        a.storeImm(Size.W, FP, -80, 64 | 17 << 8);
+        a.storeImm(Size.W, FP, -76, Integer.reverseBytes(nodeIp));
+        a.store(Size.W, FP, -72, R7);
+        int p = Short.toUnsignedInt(Short.reverseBytes((short) port));
+        a.storeImm(Size.W, FP, -68, p | p << 16);                          // source and destination port
+        a.movReg(R1, R8).add(R1, -20).toBe16(R1).store(Size.W, FP, -64, R1); // UDP length; checksum 0
+        a.mov(R1, 0).mov(R2, 0).movReg(R3, FP).add(R3, -88).mov(R4, 20).mov(R5, 0).call(BpfAsm.CSUM_DIFF);
+        fold(a);
+        a.store(Size.H, FP, -78, R0);
+        storeBytes(a, 0, -88, UdpBackend.ENCAP_OVERHEAD);
+        decrementTtl(a, UdpBackend.ENCAP_OVERHEAD, -40);
+        count(a, counters, COUNT_ENCAP);
+        // flannel0 has no link-layer header; redirect_neigh wants one to replace
+        a.movReg(R1, R6).mov(R2, ETH_HLEN).mov(R3, 0).call(BpfAsm.SKB_CHANGE_HEAD);
+        a.jump(Cond.NE, R0, 0, "failed");
+        a.mov(R1, outIfindex).mov(R2, 0).mov(R3, 0).mov(R4, 0).call(BpfAsm.REDIRECT_NEIGH);
+        a.exit();
+        return verdicts(a, counters);
+    }
+
+    /**
+     * The external interface's ingress: a datagram to {@code <nodeIp>:<port>} from a peer in
+     * {@code sources} whose inner source lies in that peer's lease and whose inner destination lies
+     * in our own ({@code own}, slot 0: network and mask) loses its outer headers, has its TTL
+     * decremented, and enters as if flannel0 had received it. A GRO train (several datagrams in one
+     * buffer, from the UDP socket's GRO on a real NIC) is left to the socket: only a buffer that is
+     * exactly one inner packet, of any size, is taken.
+     *
+     * <p>A super-packet a peer's encapsulating program sent whole (a veth or bridge underlay carries
+     * it so) is decapsulated whole. On this project's kernels no helper clears the kernel's tunnel marks
+     * (skb->encapsulation, SKB_GSO_UDP_TUNNEL) that stay on it, so cni0, a bridge, segments it in
+     * software on its way to the pod; that still measured faster than leaving it to the socket
+     * (docs/benchmarks.md). Where the kernel knows {@code BPF_F_ADJ_ROOM_DECAP_L4_UDP} (in bpf-next
+     * since August 2026; untested here, as no kernel on our machines has it) the marks
+     * are cleared and it reaches the pod whole; elsewhere the first call fails with EINVAL and the
+     * program calls again without the flag.
+     *
+     * <p>Stack: -48 outer IPv4 (20), -28 UDP (8), -20 inner IPv4 (20); -52 config key; -64 counter key.
+     *
+     * @param nodeIp   our address as {@link Ipv4} reads addresses (big-endian int)
+     */
+    static byte[] decap(BpfMap sources, BpfMap own, BpfMap counters, int nodeIp, int port, int tunIfindex) {
+        BpfAsm a = new BpfAsm();
+        a.movReg(R6, R1);
+        a.load(Size.W, R1, R6, SKB_PROTOCOL).jump(Cond.NE, R1, ETH_P_IP_NET, "next");
+        loadBytes(a, ETH_HLEN, -48, 48);
+        a.load(Size.B, R1, FP, -48).jump(Cond.NE, R1, 0x45, "next");
+        a.load(Size.B, R1, FP, -39).jump(Cond.NE, R1, 17, "next");
+        a.load(Size.H, R1, FP, -42).and(R1, 0xff3f).jump(Cond.NE, R1, 0, "next");
+        a.load(Size.W, R1, FP, -32).jump32(Cond.NE, R1, Integer.reverseBytes(nodeIp), "next");
+        a.load(Size.H, R1, FP, -26).jump(Cond.NE, R1, Short.toUnsignedInt(Short.reverseBytes((short) port)), "next");
+        a.load(Size.B, R1, FP, -20).jump(Cond.NE, R1, 0x45, "next");
+        a.load(Size.B, R1, FP, -12).jump(Cond.LE, R1, 1, "next");
+        // exactly one inner packet: its total length is the rest of the buffer
+        a.load(Size.H, R1, FP, -18).toBe16(R1).load(Size.W, R2, R6, SKB_LEN).add(R2, -(ETH_HLEN + UdpBackend.ENCAP_OVERHEAD));
+        a.jumpReg(Cond.NE, R1, R2, "next");
+        a.storeImm(Size.W, FP, -52, 0).loadMap(R1, own).movReg(R2, FP).add(R2, -52).call(BpfAsm.MAP_LOOKUP_ELEM);
+        a.jump(Cond.EQ, R0, 0, "next");
+        a.load(Size.W, R1, R0, 0).load(Size.W, R2, R0, 4).jump(Cond.EQ, R2, 0, "next");
+        a.load(Size.W, R3, FP, -4).andReg(R3, R2).jumpReg(Cond.NE, R3, R1, "next"); // inner dst in our lease
+        a.loadMap(R1, sources).movReg(R2, FP).add(R2, -36).call(BpfAsm.MAP_LOOKUP_ELEM);
+        a.jump(Cond.EQ, R0, 0, "next");                                     // unknown sender: userspace counts it
+        a.load(Size.W, R1, R0, 0).load(Size.W, R2, R0, 4);
+        a.load(Size.W, R3, FP, -8).andReg(R3, R2).jumpReg(Cond.NE, R3, R1, "next"); // inner src in the sender's lease
+        a.movReg(R1, R6).mov(R2, -UdpBackend.ENCAP_OVERHEAD).mov(R3, ADJ_ROOM_MAC).mov(R4, F_FIXED_GSO | F_DECAP_L4_UDP)
+                .call(BpfAsm.SKB_ADJUST_ROOM);
+        a.jump(Cond.EQ, R0, 0, "decapsulated").jump(Cond.NE, R0, -EINVAL, "next");
+        a.movReg(R1, R6).mov(R2, -UdpBackend.ENCAP_OVERHEAD).mov(R3, ADJ_ROOM_MAC).mov(R4, F_FIXED_GSO)
+                .call(BpfAsm.SKB_ADJUST_ROOM);
+        a.jump(Cond.NE, R0, 0, "next");
+        a.label("decapsulated");
+        decrementTtl(a, ETH_HLEN, -12);
+        count(a, counters, COUNT_DECAP);
+        a.mov(R1, tunIfindex).mov(R2, F_INGRESS).call(BpfAsm.REDIRECT);
+        a.exit();
+        return verdicts(a, counters);
+    }
+
+    /** {@code bpf_skb_load_bytes(skb, from, fp + to, len)}, to "next" on failure (a short packet). */
+    private static void loadBytes(BpfAsm a, int from, int to, int len) {
+        a.movReg(R1, R6).mov(R2, from).movReg(R3, FP).add(R3, to).mov(R4, len).call(BpfAsm.SKB_LOAD_BYTES);
+        a.jump(Cond.NE, R0, 0, "next");
+    }
+
+    /** {@code bpf_skb_store_bytes(skb, to, fp + from, len, 0)}, to "failed" on failure. */
+    private static void storeBytes(BpfAsm a, int to, int from, int len) {
+        a.movReg(R1, R6).mov(R2, to).movReg(R3, FP).add(R3, from).mov(R4, len).mov(R5, 0).call(BpfAsm.SKB_STORE_BYTES);
+        a.jump(Cond.NE, R0, 0, "failed");
+    }
+
+    /**
+     * TTL − 1 in the packet's IPv4 header at {@code ip}, whose copy is on the stack with its TTL
+     * byte at {@code stackTtl}; the header checksum is patched over the TTL/protocol word (RFC 1624).
+     * The caller has checked TTL ≥ 2, so the low byte does not borrow.
+     */
+    private static void decrementTtl(BpfAsm a, int ip, int stackTtl) {
+        a.load(Size.H, R9, FP, stackTtl).movReg(R8, R9).add(R8, -1).store(Size.B, FP, stackTtl, R8);
+        storeBytes(a, ip + 8, stackTtl, 1);
+        a.movReg(R1, R6).mov(R2, ip + 10).movReg(R3, R9).movReg(R4, R8).mov(R5, 2).call(BpfAsm.L3_CSUM_REPLACE);
+        a.jump(Cond.NE, R0, 0, "failed");
+    }
+
+    /** Folds the 32-bit sum in R0 to the 16-bit one's-complement checksum. */
+    private static void fold(BpfAsm a) {
+        a.movReg(R1, R0).rsh(R1, 16).and(R0, 0xffff).addReg(R0, R1);
+        a.movReg(R1, R0).rsh(R1, 16).addReg(R0, R1).xor(R0, 0xffff).and(R0, 0xffff);
+    }
+
+    /** counters[slot] += 1 (atomically). Uses the stack word at -64. */
+    private static void count(BpfAsm a, BpfMap counters, int slot) {
+        String skip = "uncounted" + slot;
+        a.storeImm(Size.W, FP, -64, slot).loadMap(R1, counters).movReg(R2, FP).add(R2, -64).call(BpfAsm.MAP_LOOKUP_ELEM);
+        a.jump(Cond.EQ, R0, 0, skip).mov(R1, 1).atomicAdd64(R0, 0, R1).label(skip);
+    }
+
+    /** The shared tails: "next" (leave the packet to the userspace path) and "failed" (half-rewritten: drop). */
+    private static byte[] verdicts(BpfAsm a, BpfMap counters) {
+        a.label("next").mov(R0, TCX_NEXT).exit();
+        a.label("failed");
+        count(a, counters, COUNT_FAILED);
+        a.mov(R0, TCX_DROP).exit();
+        return a.build();
+    }
+}

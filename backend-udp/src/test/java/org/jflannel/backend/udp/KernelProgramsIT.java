@@ -1,0 +1,163 @@
+package org.jflannel.backend.udp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.function.Consumer;
+import org.jflannel.core.Ip4Net;
+import org.jflannel.linuxnet.BpfMap;
+import org.jflannel.linuxnet.BpfProgram;
+import org.jflannel.testbase.NetnsPrivilege;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The decapsulating program run by the kernel on hand-built frames (bpf(2) BPF_PROG_TEST_RUN, so
+ * the verifier and the helpers are the kernel's): a datagram it may take comes out as the inner
+ * packet, TTL one less and its header checksum still right (checked here from scratch); each
+ * datagram it must leave to the packet threads comes out untouched with TCX_NEXT. Root only (bpf(2)),
+ * hence the netns tag, though no namespace is made.
+ */
+@Tag("netns")
+class KernelProgramsIT {
+    private static final int TC_ACT_REDIRECT = 7;
+    private static final String NODE = "192.0.2.1";
+    private static final String PEER = "192.0.2.2";
+
+    private BpfMap sources;
+    private BpfMap own;
+    private BpfMap counters;
+    private BpfProgram decap;
+
+    @BeforeEach
+    void load() throws Exception {
+        NetnsPrivilege.require();
+        sources = BpfMap.create(BpfMap.Type.HASH, "jfl_t_sources", 4, 8, 16);
+        own = BpfMap.create(BpfMap.Type.ARRAY, "jfl_t_own", 4, 8, 1);
+        counters = BpfMap.create(BpfMap.Type.ARRAY, "jfl_t_counts", 4, 8, KernelPath.COUNTERS);
+        sources.put(be(Ip4Net.parseAddress(PEER)), be(Ip4Net.parseAddress("10.244.2.0"), Ip4Net.mask(24)));
+        own.put(index(0), be(Ip4Net.parseAddress("10.244.1.0"), Ip4Net.mask(24)));
+        decap = BpfProgram.loadClassifier("jfl_t_decap",
+                KernelPrograms.decap(sources, own, counters, Ip4Net.parseAddress(NODE), 8285, 1));
+    }
+
+    @AfterEach
+    void close() {
+        for (AutoCloseable c : new AutoCloseable[] {decap, counters, own, sources}) {
+            try {
+                if (c != null) {
+                    c.close();
+                }
+            } catch (Exception e) {
+                // best effort
+            }
+        }
+    }
+
+    @Test
+    void aDatagramFromAKnownPeerComesOutAsItsInnerPacketOneHopOlder() throws Exception {
+        ByteBuffer inner = Packets.ipv4("10.244.2.7", "10.244.1.9", 6, 63, 1200);
+        byte[] frame = frame(PEER, NODE, 8285, inner, f -> { });
+
+        BpfProgram.TestRun r = decap.testRun(frame);
+
+        assertThat(r.verdict()).as("redirected into flannel0").isEqualTo(TC_ACT_REDIRECT);
+        assertThat(r.packet()).hasSize(frame.length - UdpBackend.ENCAP_OVERHEAD);
+        assertThat(Arrays.copyOfRange(r.packet(), 0, 14)).as("link-layer header kept").isEqualTo(Arrays.copyOfRange(frame, 0, 14));
+        ByteBuffer out = ByteBuffer.wrap(Arrays.copyOfRange(r.packet(), 14, r.packet().length));
+        assertThat(out.get(8) & 0xff).as("TTL").isEqualTo(62);
+        assertThat(Packets.onesSum(Arrays.copyOfRange(out.array(), 0, 20))).as("header checksum after the TTL change")
+                .isEqualTo(0xffff);
+        out.put(8, (byte) 63).putShort(10, inner.getShort(10));
+        assertThat(out.array()).as("otherwise the inner packet as sent").isEqualTo(bytes(inner));
+        assertThat(count(KernelPrograms.COUNT_DECAP)).isEqualTo(1);
+    }
+
+    static Stream<Arguments> leftToThePacketThreads() {
+        return Stream.of(
+                Arguments.of("unknown sender", "192.0.2.9", NODE, 8285, Packets.ipv4("10.244.2.7", "10.244.1.9", 6, 63, 100), noop()),
+                Arguments.of("inner source outside the sender's lease", PEER, NODE, 8285,
+                        Packets.ipv4("10.244.3.7", "10.244.1.9", 6, 63, 100), noop()),
+                Arguments.of("inner destination outside our lease", PEER, NODE, 8285,
+                        Packets.ipv4("10.244.2.7", "10.244.5.9", 6, 63, 100), noop()),
+                Arguments.of("another port", PEER, NODE, 8472, Packets.ipv4("10.244.2.7", "10.244.1.9", 6, 63, 100), noop()),
+                Arguments.of("another destination", PEER, "192.0.2.3", 8285,
+                        Packets.ipv4("10.244.2.7", "10.244.1.9", 6, 63, 100), noop()),
+                Arguments.of("inner TTL 1", PEER, NODE, 8285, Packets.ipv4("10.244.2.7", "10.244.1.9", 6, 1, 100), noop()),
+                Arguments.of("outer fragment", PEER, NODE, 8285, Packets.ipv4("10.244.2.7", "10.244.1.9", 6, 63, 100),
+                        (Consumer<ByteBuffer>) f -> f.putShort(14 + 6, (short) 0x2000)),
+                Arguments.of("two packets in one datagram (a GRO train's shape)", PEER, NODE, 8285,
+                        twice(Packets.ipv4("10.244.2.7", "10.244.1.9", 6, 63, 100)), noop()),
+                Arguments.of("outer IP options", PEER, NODE, 8285, Packets.ipv4("10.244.2.7", "10.244.1.9", 6, 63, 100),
+                        (Consumer<ByteBuffer>) f -> f.put(14, (byte) 0x46)));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource
+    void leftToThePacketThreads(String why, String src, String dst, int port, ByteBuffer inner, Consumer<ByteBuffer> edit)
+            throws Exception {
+        byte[] frame = frame(src, dst, port, inner, edit);
+
+        BpfProgram.TestRun r = decap.testRun(frame);
+
+        assertThat(r.verdict()).as("TCX_NEXT").isEqualTo(KernelPrograms.TCX_NEXT);
+        assertThat(r.packet()).as("untouched").isEqualTo(frame);
+        assertThat(count(KernelPrograms.COUNT_DECAP)).isZero();
+    }
+
+    private static Consumer<ByteBuffer> noop() {
+        return f -> { };
+    }
+
+    private static ByteBuffer twice(ByteBuffer p) {
+        byte[] one = bytes(p);
+        return ByteBuffer.allocate(one.length * 2).put(one).put(one).flip();
+    }
+
+    /** Ethernet + outer IPv4 + UDP (checksum 0) around {@code inner}, then {@code edit} on the whole frame. */
+    private static byte[] frame(String src, String dst, int port, ByteBuffer inner, Consumer<ByteBuffer> edit) {
+        byte[] in = bytes(inner);
+        ByteBuffer f = ByteBuffer.allocate(14 + 28 + in.length);
+        f.put(new byte[] {2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2}).putShort((short) 0x0800);
+        ByteBuffer ip = Packets.ipv4(src, dst, 17, 64, 8 + in.length);
+        ip.putShort(6, (short) 0x4000);
+        Packets.sealHeader(ip);
+        byte[] outer = new byte[20];
+        ip.get(0, outer);
+        f.put(outer);
+        f.putShort((short) 8285).putShort((short) port).putShort((short) (8 + in.length)).putShort((short) 0);
+        f.put(in);
+        edit.accept(f);
+        return f.array();
+    }
+
+    private static byte[] bytes(ByteBuffer p) {
+        byte[] b = new byte[p.limit()];
+        p.get(0, b);
+        return b;
+    }
+
+    private long count(int slot) throws Exception {
+        return ByteBuffer.wrap(counters.get(index(slot)).orElseThrow()).order(ByteOrder.nativeOrder()).getLong();
+    }
+
+    private static byte[] index(int i) {
+        return ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(i).array();
+    }
+
+    private static byte[] be(int... words) {
+        ByteBuffer b = ByteBuffer.allocate(4 * words.length);
+        for (int w : words) {
+            b.putInt(w);
+        }
+        return b.array();
+    }
+}

@@ -1,0 +1,150 @@
+package org.jflannel.backend.udp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import org.jflannel.backend.udp.UdpCounters.Drop;
+import java.time.Duration;
+import org.jflannel.core.LeaseAttrs;
+import org.jflannel.core.LeaseEvent;
+import org.jflannel.testsupport.cluster.Wait;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The kernel datapath between two nodes on a veth underlay, with everything real: the programs
+ * pass the kernel's verifier and carry ping and checked TCP streams both ways as whole
+ * super-packets (the packet threads see none of it), leave what they must to the packet threads
+ * (a spoofed source, a removed peer, a node that does not decapsulate in its kernel), and go with
+ * close; a peer whose new lease no longer says it decapsulates in its kernel goes back to the
+ * packet threads.
+ */
+@Tag("netns")
+class UdpKernelPathIT {
+
+    @Test
+    void bothKernelsCarryTheTrafficAndLeaveTheExceptionsToThePacketThreads() throws Exception {
+        try (UdpNode a = UdpNode.create("uka"); UdpNode b = UdpNode.create("ukb")) {
+            a.ip("link", "add", "ul0", "type", "veth", "peer", "name", "ul0", "netns", b.name());
+            UdpTwoNodesIT.underlay(a, "192.0.2.1");
+            UdpTwoNodesIT.underlay(b, "192.0.2.2");
+            UdpTwoNodesIT.pod(a, "10.244.1.1/24");
+            UdpTwoNodesIT.pod(b, "10.244.2.1/24");
+            UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", UdpOptions.withKernel());
+            UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", UdpOptions.withKernel());
+            assertThat(na.kernelDatapath()).as("kernel datapath attached in A").isTrue();
+            assertThat(nb.kernelDatapath()).isTrue();
+            assertThat(a.subnets.published().backendData()).isEqualTo("{\"KernelDecap\":true}");
+            assertThat(a.subnets.published().backendType()).isEmpty();
+
+            a.apply(LeaseEvent.added(Leases.published("10.244.2.0/24", b.subnets.published())));
+            b.apply(LeaseEvent.added(Leases.published("10.244.1.0/24", a.subnets.published())));
+            assertThat(na.kernelPeers()).isEqualTo(1);
+
+            assertThat(a.exec("ping", "-c", "3", "-W", "2", "-I", "10.244.1.1", "10.244.2.1")).contains("3 received");
+            UdpTwoNodesIT.assertTcpStreamArrivesIntact(a, b, "10.244.2.1", 32 << 20);
+            UdpTwoNodesIT.assertTcpStreamArrivesIntact(b, a, "10.244.1.1", 32 << 20);
+            long[] ka = na.kernelPackets();
+            long[] kb = nb.kernelPackets();
+            assertThat(ka[KernelPrograms.COUNT_ENCAP]).as("packets A's kernel encapsulated").isGreaterThanOrEqualTo(3);
+            assertThat(kb[KernelPrograms.COUNT_DECAP]).as("packets B's kernel decapsulated").isGreaterThanOrEqualTo(3);
+            assertThat(ka[KernelPrograms.COUNT_FAILED] + kb[KernelPrograms.COUNT_FAILED]).isZero();
+            // 32 MB each way in fewer packets than 1,472-byte segments would need: super-packets crossed whole
+            assertThat(na.counters().packetsToPeers() + nb.counters().packetsToPeers()).as("sent by the packet threads").isZero();
+            assertThat(na.counters().packetsFromPeers() + nb.counters().packetsFromPeers()).as("taken by the packet threads").isZero();
+            // 32 MB each way in far fewer packets than 1,472-byte segments would need: super-packets crossed whole
+            assertThat(kb[KernelPrograms.COUNT_DECAP]).isLessThan((32 << 20) / 1420 / 4);
+
+            // a spoofed inner source: the decap program leaves it to the socket, which drops and counts it
+            ByteBuffer spoofed = Packets.ipv4("10.244.9.9", "10.244.1.1", 17, 64, 8);
+            byte[] bytes = new byte[spoofed.remaining()];
+            spoofed.get(bytes);
+            b.inside(() -> {
+                try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("192.0.2.2", 0))) {
+                    s.send(new DatagramPacket(bytes, bytes.length, new InetSocketAddress("192.0.2.1", 8285)));
+                }
+                return null;
+            });
+            Wait.until("spoofed datagram dropped by A's packet threads", Duration.ofSeconds(10),
+                    () -> na.counters().drops(Drop.SOURCE_MISMATCH) == 1);
+
+            // the peer goes: its route leaves the map, the packet threads answer with net-unreachable
+            a.apply(LeaseEvent.removed(Leases.published("10.244.2.0/24", b.subnets.published())));
+            assertThat(na.kernelPeers()).isZero();
+            Throwable refused = a.inside(() -> catchThrowable(() -> {
+                try (Socket s = new Socket()) {
+                    s.connect(new InetSocketAddress("10.244.2.1", 80), 10_000);
+                }
+            }));
+            assertThat(refused).isNotNull().isNotInstanceOf(SocketTimeoutException.class);
+            assertThat(refused.getMessage()).containsIgnoringCase("unreachable");
+
+            na.close();
+            nb.close();
+            assertThat(a.link("flannel0")).isNull();
+        }
+    }
+
+    @Test
+    void aPeerThatStopsDecapsulatingInItsKernelIsSentToByThePacketThreadsOnceItsLeaseSaysSo() throws Exception {
+        try (UdpNode a = UdpNode.create("uke"); UdpNode b = UdpNode.create("ukf")) {
+            a.ip("link", "add", "ul0", "type", "veth", "peer", "name", "ul0", "netns", b.name());
+            UdpTwoNodesIT.underlay(a, "192.0.2.1");
+            UdpTwoNodesIT.underlay(b, "192.0.2.2");
+            UdpTwoNodesIT.pod(a, "10.244.1.1/24");
+            UdpTwoNodesIT.pod(b, "10.244.2.1/24");
+            UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", UdpOptions.withKernel());
+            UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", UdpOptions.defaults());
+            // A still holds B's lease from before B restarted with JFLANNEL_UDP_KERNEL=off
+            LeaseAttrs stale = new LeaseAttrs(b.subnets.published().publicIp(), null, "", UdpBackendData.KERNEL_DECAP, null);
+            a.apply(LeaseEvent.added(Leases.published("10.244.2.0/24", stale)));
+            b.apply(LeaseEvent.added(Leases.published("10.244.1.0/24", a.subnets.published())));
+            assertThat(na.kernelPeers()).isEqualTo(1);
+            // B's new lease arrives: the same subnet and public IP, no backend data
+            a.apply(LeaseEvent.added(Leases.published("10.244.2.0/24", b.subnets.published())));
+            assertThat(na.kernelPeers()).as("B left to the packet threads").isZero();
+            long encapBefore = na.kernelPackets()[KernelPrograms.COUNT_ENCAP];
+
+            UdpTwoNodesIT.assertTcpStreamArrivesIntact(a, b, "10.244.2.1", 8 << 20);
+            UdpTwoNodesIT.assertTcpStreamArrivesIntact(b, a, "10.244.1.1", 8 << 20);
+            assertThat(na.kernelPackets()[KernelPrograms.COUNT_ENCAP]).as("nothing more from A's kernel").isEqualTo(encapBefore);
+            assertThat(na.counters().packetsToPeers()).isGreaterThan(5_000);
+            assertThat(nb.counters().drops(Drop.MALFORMED)).isZero();
+            na.close();
+            nb.close();
+        }
+    }
+
+    @Test
+    void aNodeWithoutTheKernelPathExchangesUpstreamDatagramsWithOne() throws Exception {
+        try (UdpNode a = UdpNode.create("ukc"); UdpNode b = UdpNode.create("ukd")) {
+            a.ip("link", "add", "ul0", "type", "veth", "peer", "name", "ul0", "netns", b.name());
+            UdpTwoNodesIT.underlay(a, "192.0.2.1");
+            UdpTwoNodesIT.underlay(b, "192.0.2.2");
+            UdpTwoNodesIT.pod(a, "10.244.1.1/24");
+            UdpTwoNodesIT.pod(b, "10.244.2.1/24");
+            UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", UdpOptions.withKernel());
+            UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", UdpOptions.defaults());
+            assertThat(b.subnets.published().backendData()).as("no kernel datapath, no backend data (upstream's)").isNull();
+            a.apply(LeaseEvent.added(Leases.published("10.244.2.0/24", b.subnets.published())));
+            b.apply(LeaseEvent.added(Leases.published("10.244.1.0/24", a.subnets.published())));
+            assertThat(na.kernelPeers()).as("B does not decapsulate in its kernel").isZero();
+
+            UdpTwoNodesIT.assertTcpStreamArrivesIntact(a, b, "10.244.2.1", 16 << 20);
+            UdpTwoNodesIT.assertTcpStreamArrivesIntact(b, a, "10.244.1.1", 16 << 20);
+            assertThat(na.kernelPackets()[KernelPrograms.COUNT_ENCAP]).as("A sent to B through its packet threads").isZero();
+            assertThat(na.counters().packetsToPeers()).isGreaterThan(10_000);
+            // B's GSO sends cross the veth as trains of datagrams: the program leaves those to A's socket
+            assertThat(na.counters().groTrains()).as("trains taken by A's packet threads").isPositive();
+            assertThat(nb.counters().drops(Drop.MALFORMED) + na.counters().drops(Drop.MALFORMED)).isZero();
+            na.close();
+            nb.close();
+        }
+    }
+}
