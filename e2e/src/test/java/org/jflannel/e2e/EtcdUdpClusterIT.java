@@ -49,9 +49,13 @@ class EtcdUdpClusterIT {
     void everyPodReachesEveryOtherPod() throws Exception {
         assertThat(cluster.pods()).hasSize(6);
         Overlay.assertEveryPodReachesEveryOther(cluster);
-        for (ClusterNode n : cluster.nodes()) { // it went through the daemons, not some other path
-            assertThat(n.metric("flanneld_udp_packets_total{direction=\"to_peers\"}")).as("sent by %s", n.name()).isPositive();
-            assertThat(n.metric("flanneld_udp_packets_total{direction=\"from_peers\"}")).as("received by %s", n.name()).isPositive();
+        for (ClusterNode n : cluster.nodes()) { // it went through the daemons' datapath (the kernel one, on by default)
+            assertThat(n.metric("flanneld_udp_kernel_packets_total{direction=\"to_peers\"}")).as("sent by %s's kernel datapath", n.name())
+                    .isPositive();
+            assertThat(n.metric("flanneld_udp_kernel_packets_total{direction=\"from_peers\"}"))
+                    .as("received by %s's kernel datapath", n.name()).isPositive();
+            assertThat(cluster.etcdGet(NetnsCluster.leaseKey(n.lease()))).as("%s says so in its lease", n.name())
+                    .contains("\"BackendData\":{\"KernelDecap\":true}");
         }
     }
 

@@ -23,7 +23,7 @@ public final class BpfMap implements AutoCloseable {
         }
     }
 
-    /** BPF_F_NO_PREALLOC: required for LPM tries. */
+    /** BPF_F_NO_PREALLOC: required for LPM tries; for hashes, memory as entries come instead of all of it up front. */
     private static final int F_NO_PREALLOC = 1;
 
     private final Fd fd;
@@ -53,7 +53,7 @@ public final class BpfMap implements AutoCloseable {
         attr.setInt(4, keySize);
         attr.setInt(8, valueSize);
         attr.setInt(12, maxEntries);
-        attr.setInt(16, type == Type.LPM_TRIE ? F_NO_PREALLOC : 0);
+        attr.setInt(16, type == Type.ARRAY ? 0 : F_NO_PREALLOC);
         byte[] n = name.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         attr.write(28, n, 0, n.length);
         int fd = BpfSys.call(BpfSys.MAP_CREATE, attr, "BPF_MAP_CREATE", name + " " + type, null);

@@ -96,7 +96,8 @@ public final class UdpNetwork implements Network {
 
     @Override
     public void reconcile() {
-        // nothing in the kernel per peer; flannel0 and its route go with the process (REFERENCE §7)
+        // no routes or neighbours per peer; flannel0 and its route go with the process (REFERENCE §7), and the
+        // kernel datapath's maps are ours alone (not pinned), so nothing else can make them drift
     }
 
     /** Stops the readers, closes the sockets, then the TUN queues: flannel0 and its route disappear. */
@@ -109,9 +110,9 @@ public final class UdpNetwork implements Network {
         long[] k = kernelPackets(); // read while the maps are still ours
         closeAll(readers, sockets, queues);
         UdpCounters c = path.counters();
-        LOG.info("udp network closed dev={} toPeers={} fromPeers={} groTrains={} coalesced={} tunWrites={} kernelEncap={} kernelDecap={}",
+        LOG.info("udp network closed dev={} toPeers={} fromPeers={} groTrains={} coalesced={} tunWrites={} kernelEncap={} kernelDecap={} kernelFailed={}",
                 deviceName(), c.packetsToPeers(), c.packetsFromPeers(), c.groTrains(), c.segmentsCoalesced(), c.tunWrites(),
-                k[0], k[1]);
+                k[KernelPrograms.COUNT_ENCAP], k[KernelPrograms.COUNT_DECAP], k[KernelPrograms.COUNT_FAILED]);
     }
 
     /** Reader threads first (they use the descriptors), then sockets, then the TUN queues. */
