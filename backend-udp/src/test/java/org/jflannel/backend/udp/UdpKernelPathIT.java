@@ -31,11 +31,7 @@ class UdpKernelPathIT {
     @Test
     void bothKernelsCarryTheTrafficAndLeaveTheExceptionsToThePacketThreads() throws Exception {
         try (UdpNode a = UdpNode.create("uka"); UdpNode b = UdpNode.create("ukb")) {
-            a.ip("link", "add", "ul0", "type", "veth", "peer", "name", "ul0", "netns", b.name());
-            UdpTwoNodesIT.underlay(a, "192.0.2.1");
-            UdpTwoNodesIT.underlay(b, "192.0.2.2");
-            UdpTwoNodesIT.pod(a, "10.244.1.1/24");
-            UdpTwoNodesIT.pod(b, "10.244.2.1/24");
+            UdpTwoNodesIT.join(a, b);
             UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", UdpOptions.withKernel());
             UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", UdpOptions.withKernel());
             assertThat(na.kernelDatapath()).as("kernel datapath attached in A").isTrue();
@@ -94,11 +90,7 @@ class UdpKernelPathIT {
     @Test
     void aPeerThatStopsDecapsulatingInItsKernelIsSentToByThePacketThreadsOnceItsLeaseSaysSo() throws Exception {
         try (UdpNode a = UdpNode.create("uke"); UdpNode b = UdpNode.create("ukf")) {
-            a.ip("link", "add", "ul0", "type", "veth", "peer", "name", "ul0", "netns", b.name());
-            UdpTwoNodesIT.underlay(a, "192.0.2.1");
-            UdpTwoNodesIT.underlay(b, "192.0.2.2");
-            UdpTwoNodesIT.pod(a, "10.244.1.1/24");
-            UdpTwoNodesIT.pod(b, "10.244.2.1/24");
+            UdpTwoNodesIT.join(a, b);
             UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", UdpOptions.withKernel());
             UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", UdpOptions.defaults());
             // A still holds B's lease from before B restarted with JFLANNEL_UDP_KERNEL=off
@@ -124,11 +116,7 @@ class UdpKernelPathIT {
     @Test
     void aNodeWithoutTheKernelPathExchangesUpstreamDatagramsWithOne() throws Exception {
         try (UdpNode a = UdpNode.create("ukc"); UdpNode b = UdpNode.create("ukd")) {
-            a.ip("link", "add", "ul0", "type", "veth", "peer", "name", "ul0", "netns", b.name());
-            UdpTwoNodesIT.underlay(a, "192.0.2.1");
-            UdpTwoNodesIT.underlay(b, "192.0.2.2");
-            UdpTwoNodesIT.pod(a, "10.244.1.1/24");
-            UdpTwoNodesIT.pod(b, "10.244.2.1/24");
+            UdpTwoNodesIT.join(a, b);
             UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", UdpOptions.withKernel());
             UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", UdpOptions.defaults());
             assertThat(b.subnets.published().backendData()).as("no kernel datapath, no backend data (upstream's)").isNull();

@@ -53,11 +53,7 @@ class UdpTwoNodesIT {
     void flannel0CarriesPingAndTcpBetweenNodesAndGoesAwayOnClose(UdpOptions options) throws Exception {
         boolean offload = options.offload();
         try (UdpNode a = UdpNode.create("uda"); UdpNode b = UdpNode.create("udb")) {
-            a.ip("link", "add", "ul0", "type", "veth", "peer", "name", "ul0", "netns", b.name());
-            underlay(a, "192.0.2.1");
-            underlay(b, "192.0.2.2");
-            pod(a, "10.244.1.1/24");
-            pod(b, "10.244.2.1/24");
+            join(a, b);
 
             UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", options);
             UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", options);
@@ -200,6 +196,18 @@ class UdpTwoNodesIT {
         assertThat(routes.get(0).get("dev").asText()).isEqualTo("flannel0");
         assertThat(routes.get(0).has("scope")).as("scope universe: not printed").isFalse();
         assertThat(n.exec("ss", "-uln")).as("socket bound to the interface address").contains(underlay + ":8285");
+    }
+
+    /**
+     * A's and B's {@code ul0} as the two ends of one veth (192.0.2.1 and .2), and on each a cni0 bridge
+     * holding its pod subnet's first address (10.244.1.1/24, 10.244.2.1/24).
+     */
+    static void join(UdpNode a, UdpNode b) throws Exception {
+        a.ip("link", "add", "ul0", "type", "veth", "peer", "name", "ul0", "netns", b.name());
+        underlay(a, "192.0.2.1");
+        underlay(b, "192.0.2.2");
+        pod(a, "10.244.1.1/24");
+        pod(b, "10.244.2.1/24");
     }
 
     static void underlay(UdpNode n, String addr) throws Exception {

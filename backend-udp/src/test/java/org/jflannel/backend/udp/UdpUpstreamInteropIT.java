@@ -43,11 +43,7 @@ class UdpUpstreamInteropIT {
     void tcpBothWaysBetweenOursAndAnUpstreamStylePeer(UdpOptions options, boolean viaOurKernel) throws Exception {
         Path script = Path.of(UdpUpstreamInteropIT.class.getResource("/upstream_peer.py").toURI());
         try (UdpNode a = UdpNode.create("uia"); UdpNode b = UdpNode.create("uib")) {
-            a.ip("link", "add", "ul0", "type", "veth", "peer", "name", "ul0", "netns", b.name());
-            UdpTwoNodesIT.underlay(a, "192.0.2.1");
-            UdpTwoNodesIT.underlay(b, "192.0.2.2");
-            UdpTwoNodesIT.pod(a, "10.244.1.1/24");
-            UdpTwoNodesIT.pod(b, "10.244.2.1/24");
+            UdpTwoNodesIT.join(a, b);
             UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", options);
             if (viaOurKernel) {
                 a.exec("ethtool", "-K", "ul0", "tx", "off");
