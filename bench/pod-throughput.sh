@@ -13,6 +13,11 @@
 #   JFLANNEL_UDP_GRO=0 ... (and _COALESCE, _QUEUES, _OFFLOAD) reach flanneld through the environment: one
 #                                                     udp fast-path technique off per invocation (docs/configuration.md)
 #   JFLANNEL_UDP_KERNEL=0                            udp: the packet threads only, no kernel datapath (docs/configuration.md)
+#   UNDERLAY=direct                                  the nodes' eth0s joined by one veth pair; default switched: each node's
+#                                                     eth0 a veth into one bridge in a hub namespace (hosts behind a switch)
+#   UDP_AB=1                                         udp: a second flannel pair (a2) with JFLANNEL_UDP_KERNEL=0 (packet threads
+#                                                     only), run interleaved with (a) and (b): the kernel datapath vs the packet
+#                                                     threads vs kernel VXLAN in one run; (a) keeps JFLANNEL_UDP_KERNEL as given
 #   IPERF_AFFINITY=0,1                               iperf3 -A: client on CPU 0, server on CPU 1 (steadier, both variants)
 #   FLANNELD_JAVA_OPTS=...                           extra JVM options for flanneld
 #   FLANNELD_JIT=c1|c2                               flanneld's JIT (bin/flanneld); BACKEND=udp defaults to c2,
@@ -76,20 +81,36 @@ wait_for() { # description, seconds, command...
     done
 }
 
-underlay() { # nsX nsY: veth eth0 192.0.2.1/24 <-> eth0 192.0.2.2/24, both nodes forwarding
+UNDERLAY=${UNDERLAY:-switched}
+case $UNDERLAY in switched|direct) ;; *) echo "UNDERLAY: expected switched or direct, got $UNDERLAY" >&2; exit 1 ;; esac
+HUBS=0
+underlay() { # nsX nsY: eth0 192.0.2.1/24 and eth0 192.0.2.2/24, both nodes forwarding
     mkns "$1"; mkns "$2"
-    ip -n "$1" link add eth0 type veth peer name eth0 netns "$2"
+    if [ "$UNDERLAY" = switched ]; then
+        # hosts behind a switch: each node's eth0 is a veth whose other end is a port of one bridge in a hub namespace
+        local hub="${P}s$HUBS"; HUBS=$((HUBS + 1))
+        mkns "$hub"
+        ip -n "$hub" link add br0 type bridge
+        ip -n "$hub" link set br0 up
+        ip -n "$hub" link add p1 type veth peer name eth0 netns "$1"
+        ip -n "$hub" link add p2 type veth peer name eth0 netns "$2"
+        ip -n "$hub" link set p1 master br0 up
+        ip -n "$hub" link set p2 master br0 up
+    else
+        ip -n "$1" link add eth0 type veth peer name eth0 netns "$2"
+    fi
     ip -n "$1" addr add 192.0.2.1/24 dev eth0; ip -n "$1" link set eth0 up
     ip -n "$2" addr add 192.0.2.2/24 dev eth0; ip -n "$2" link set eth0 up
     nsx "$1" sysctl -qw net.ipv4.ip_forward=1; nsx "$2" sysctl -qw net.ipv4.ip_forward=1
 }
 
 echo "# machine: $(nproc) cpus, kernel $(uname -r), $(java -version 2>&1 | head -1), $(iperf3 --version | head -1)"
-echo "# commit $(git log -1 --format='%h %s'); namespaces ${P}*; load1 at start $(cut -d' ' -f1 /proc/loadavg); backend $BACKEND; flanneld JIT ${FLANNELD_JIT:-c1}"
+echo "# commit $(git log -1 --format='%h %s'); namespaces ${P}*; load1 at start $(cut -d' ' -f1 /proc/loadavg); backend $BACKEND; underlay $UNDERLAY; flanneld JIT ${FLANNELD_JIT:-c1}"
 
 # ---------------- (a) flannel: etcd + two flanneld + CNI plugin ----------------
-flannel_pair() { # nsX nsY dir ipmasq(1/0): etcd in X, flanneld in both (with --ip-masq when 1)
+flannel_pair() { # nsX nsY dir ipmasq(1/0) [VAR=value...]: etcd in X, flanneld in both (--ip-masq when 1, the variables in its environment)
     local x=$1 y=$2 dir=$3 masq=$4 n
+    shift 4
     underlay "$x" "$y"
     mkdir -p "$dir"
     ip netns exec "$x" etcd --data-dir "$dir/etcd" --listen-client-urls http://192.0.2.1:2379,http://127.0.0.1:2379 \
@@ -100,12 +121,13 @@ flannel_pair() { # nsX nsY dir ipmasq(1/0): etcd in X, flanneld in both (with --
         "{\"Network\":\"10.244.0.0/16\",\"Backend\":{\"Type\":\"$BACKEND\"}}" >/dev/null
     for n in "$x" "$y"; do
         mkdir -p "$dir/$n"
-        ip netns exec "$n" "$ROOT/bin/flanneld" --etcd-endpoints=http://192.0.2.1:2379 --iface=eth0 \
+        ip netns exec "$n" env "$@" "$ROOT/bin/flanneld" --etcd-endpoints=http://192.0.2.1:2379 --iface=eth0 \
             $([ "$BACKEND" = udp ] && echo --healthz-port=8081) \
             $([ "$masq" = 1 ] && echo --ip-masq) --subnet-file="$dir/$n/subnet.env" >"$dir/$n/flanneld.log" 2>&1 &
         PIDS+=($!)
         FL_PIDS+=($!)
     done
+    PAIR_PIDS="${FL_PIDS[*]: -2}"
     for n in "$x" "$y"; do
         wait_for "flanneld $n subnet.env" 90 test -s "$dir/$n/subnet.env"
         if [ "$BACKEND" = vxlan ]; then
@@ -119,6 +141,7 @@ flannel_pair() { # nsX nsY dir ipmasq(1/0): etcd in X, flanneld in both (with --
 }
 A=${P}a; B=${P}b; PA=${P}pa; PB=${P}pb
 flannel_pair "$A" "$B" "$D/masq" 1
+PIDS_A=$PAIR_PIDS
 
 cni_add() { # node-ns pod-ns node-dir delegate-extra → prints the pod's IPv4 address (runs in a subshell: no mkns here)
     local conf out
@@ -142,10 +165,23 @@ NOMASQ=${NOMASQ:-1}
 if [ "$NOMASQ" = 1 ]; then
     G=${P}g; H=${P}h; PG=${P}pg; PH=${P}ph
     flannel_pair "$G" "$H" "$D/nomasq" 0
+    PIDS_N=$PAIR_PIDS
     mkns "$PG"; mkns "$PH"
     IPG=$(cni_add "$G" "$PG" "$D/nomasq/$G" ',"ipMasq":false')
     IPH=$(cni_add "$H" "$PH" "$D/nomasq/$H" ',"ipMasq":false')
     echo "# flannel-nomasq: nat rules in node $G: $(nsx "$G" iptables-save -t nat | grep -c '^-A' || true)"
+fi
+
+# ---------------- (a2) udp A/B (UDP_AB=1): (a) again with the packet threads only ----------------
+UDP_AB=${UDP_AB:-0}
+[ "$UDP_AB" = 0 ] || [ "$BACKEND" = udp ] || { echo "UDP_AB=1 needs BACKEND=udp" >&2; exit 1; }
+if [ "$UDP_AB" = 1 ]; then
+    J=${P}j; K=${P}k; PJ=${P}pj; PK=${P}pk
+    flannel_pair "$J" "$K" "$D/threads" 1 JFLANNEL_UDP_KERNEL=0
+    PIDS_T=$PAIR_PIDS
+    mkns "$PJ"; mkns "$PK"
+    IPJ=$(cni_add "$J" "$PJ" "$D/threads/$J" "")
+    IPK=$(cni_add "$K" "$PK" "$D/threads/$K" "")
 fi
 
 # ---------------- (b) kernel baseline: the same shape, configured by hand ----------------
@@ -220,6 +256,7 @@ wait_for "flannel pods ping each other" 30 nsx "$PA" ping -c 1 -W 1 "$IPB" # udp
 nsx "$PC" ping -c 2 -W 2 "$IPD" >/dev/null || { echo "kernel-baseline pods cannot ping each other" >&2; exit 1; }
 [ "$IPT" != 1 ] || nsx "$PE" ping -c 2 -W 2 "$IPD" >/dev/null || { echo "kernel+iptables pods cannot ping each other" >&2; exit 1; }
 [ "$NOMASQ" != 1 ] || wait_for "flannel-nomasq pods ping each other" 30 nsx "$PG" ping -c 1 -W 1 "$IPH"
+[ "$UDP_AB" != 1 ] || wait_for "flannel-threads pods ping each other" 30 nsx "$PJ" ping -c 1 -W 1 "$IPK"
 
 ip netns exec "$PB" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
 ip netns exec "$PD" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
@@ -227,6 +264,10 @@ wait_for "iperf3 servers" 10 sh -c "ip netns exec $PB ss -ltn | grep -q :5201 &&
 if [ "$IPT" = 1 ]; then
     ip netns exec "$PF" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
     wait_for "iperf3 server (c)" 10 sh -c "ip netns exec $PF ss -ltn | grep -q :5201"
+fi
+if [ "$UDP_AB" = 1 ]; then
+    ip netns exec "$PK" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
+    wait_for "iperf3 server (a2)" 10 sh -c "ip netns exec $PK ss -ltn | grep -q :5201"
 fi
 if [ "$NOMASQ" = 1 ]; then
     ip netns exec "$PH" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
@@ -236,8 +277,9 @@ fi
 R_F=(); R_K=(); R_I=(); R_N=()
 busy() { awk '/^cpu /{print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8}' /proc/stat; }   # busy total (jiffies)
 ptime() { awk '{print $14+$15}' "/proc/$1/stat" 2>/dev/null || echo 0; }            # utime+stime of a pid
-run() { # variant client-ns server-ip round streams [flanneld-pid-a flanneld-pid-b]
+run() { # variant client-ns server-ip round streams ["flanneld-pid-a flanneld-pid-b"]
     local json gbps retr b0 t0 b1 t1 fa0=0 fb0=0 fa1=0 fb1=0 cpu extra=""
+    set -- "$1" "$2" "$3" "$4" "$5" ${6:-}
     read -r b0 t0 < <(busy)
     [ -z "${6:-}" ] || { fa0=$(ptime "$6"); fb0=$(ptime "$7"); }
     json=$(timeout $((SECS + 30)) ip netns exec "$2" iperf3 -c "$3" -p 5201 -t "$SECS" -P "$5" ${IPERF_AFFINITY:+-A "$IPERF_AFFINITY"} -J)
@@ -250,19 +292,31 @@ run() { # variant client-ns server-ip round streams [flanneld-pid-a flanneld-pid
     fi
     echo "throughput variant=$1 streams=$5 round=$4 seconds=$SECS gbit_s=$gbps retransmits=$retr $cpu$extra load1=$(cut -d' ' -f1 /proc/loadavg)" | tee -a "$D/results"
     if [ "$5" = "${STREAMS%% *}" ]; then # the summary's medians: the first stream count
-        case $1 in flannel) R_F+=("$gbps") ;; kernel) R_K+=("$gbps") ;; flannel-nomasq) R_N+=("$gbps") ;; *) R_I+=("$gbps") ;; esac
+        case $1 in flannel) R_F+=("$gbps") ;; kernel) R_K+=("$gbps") ;; flannel-nomasq) R_N+=("$gbps") ;; kernel+iptables) R_I+=("$gbps") ;; esac
     fi
 }
 for r in $(seq 1 "$ROUNDS"); do
     for st in $STREAMS; do
-        if [ $((r % 2)) = 1 ]; then run flannel "$PA" "$IPB" "$r" "$st" "${FL_PIDS[0]}" "${FL_PIDS[1]}"; run kernel "$PC" "$IPD" "$r" "$st"
-        else run kernel "$PC" "$IPD" "$r" "$st"; run flannel "$PA" "$IPB" "$r" "$st" "${FL_PIDS[0]}" "${FL_PIDS[1]}"; fi
-        [ "$NOMASQ" != 1 ] || run flannel-nomasq "$PG" "$IPH" "$r" "$st" "${FL_PIDS[2]}" "${FL_PIDS[3]}"
-        [ "$IPT" != 1 ] || run kernel+iptables "$PE" "$IPD" "$r" "$st"
+        # the flannel variants and the kernel baseline, interleaved; the order rotates every round
+        order=(flannel kernel)
+        [ "$UDP_AB" != 1 ] || order+=(flannel-threads)
+        [ "$NOMASQ" != 1 ] || order+=(flannel-nomasq)
+        [ "$IPT" != 1 ] || order+=(kernel+iptables)
+        n=${#order[@]}
+        for ((i = 0; i < n; i++)); do
+            v=${order[$(( (i + r - 1) % n ))]}
+            case $v in
+                flannel) run flannel "$PA" "$IPB" "$r" "$st" "$PIDS_A" ;;
+                kernel) run kernel "$PC" "$IPD" "$r" "$st" ;;
+                flannel-threads) run flannel-threads "$PJ" "$IPK" "$r" "$st" "$PIDS_T" ;;
+                flannel-nomasq) run flannel-nomasq "$PG" "$IPH" "$r" "$st" "$PIDS_N" ;;
+                kernel+iptables) run kernel+iptables "$PE" "$IPD" "$r" "$st" ;;
+            esac
+        done
     done
 done
 if [ "$BACKEND" = udp ]; then # where the udp backend lost packets: TUN queue, socket buffers, the daemon's own drops
-    for n in "$A" "$B"; do
+    for n in "$A" "$B" ${J:+"$J" "$K"}; do
         echo "# $n flannel0: $(ip -n "$n" -s -o link show flannel0 | tr -s ' \\' ' ' | grep -o 'RX:.*')"
         echo "# $n udp: $(nsx "$n" cat /proc/net/snmp | awk '/^Udp:/{if(h){for(i=2;i<=NF;i++)printf "%s=%s ",k[i],$i}else{h=1;for(i=2;i<=NF;i++)k[i]=$i}}')"
         echo "# $n metrics: $(nsx "$n" python3 -c 'import urllib.request;print(urllib.request.urlopen("http://127.0.0.1:8081/metrics").read().decode())' | grep '^flanneld_udp' | tr '\n' ' ')"
