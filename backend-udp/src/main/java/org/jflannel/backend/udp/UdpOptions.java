@@ -15,9 +15,11 @@ import org.jflannel.core.ConfigException;
  * sender thread, for the benchmark's comparison only. {@code JFLANNEL_UDP_VERIFY_CSUM} (off by
  * default) makes the coalescer sum every received TCP segment's payload to verify its checksum
  * before merging; off, it relies on the outer UDP checksum the kernel verified (see
- * {@link TrainCoalescer}). {@code JFLANNEL_UDP_KERNEL} (on by default in the daemon) attaches the
+ * {@link TrainCoalescer}). {@code JFLANNEL_UDP_KERNEL} (off by default, opt-in) attaches the
  * kernel datapath ({@link KernelPath}): encapsulation and decapsulation in tc programs, the packet
- * threads carrying what those leave to them.
+ * threads carrying what those leave to them. Off by default since a same-run A/B on a switched
+ * underlay (docs/benchmarks.md, "udp default, session 6"): the packet threads carried more, with far
+ * fewer retransmits, and they send every peer upstream's exact datagrams.
  */
 public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues, boolean txHandoff,
         boolean verifyChecksums, boolean kernel) {
@@ -34,7 +36,7 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
         return new UdpOptions(true, true, true, defaultQueues(), false, false, false);
     }
 
-    /** What the daemon runs by default: {@link #defaults()} plus the kernel datapath. */
+    /** {@link #defaults()} plus the kernel datapath ({@code JFLANNEL_UDP_KERNEL=1}). */
     public static UdpOptions withKernel() {
         return new UdpOptions(true, true, true, defaultQueues(), false, false, true);
     }
@@ -66,7 +68,7 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
         return new UdpOptions(flag(env, "JFLANNEL_UDP_OFFLOAD"), flag(env, "JFLANNEL_UDP_GRO"),
                 flag(env, "JFLANNEL_UDP_COALESCE"), queues(env, "JFLANNEL_UDP_QUEUES"),
                 flag(env, "JFLANNEL_UDP_TX_HANDOFF", false), flag(env, "JFLANNEL_UDP_VERIFY_CSUM", false),
-                flag(env, "JFLANNEL_UDP_KERNEL"));
+                flag(env, "JFLANNEL_UDP_KERNEL", false));
     }
 
     static int defaultQueues() {

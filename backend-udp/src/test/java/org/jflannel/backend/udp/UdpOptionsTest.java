@@ -12,11 +12,12 @@ import org.junit.jupiter.params.provider.CsvSource;
 class UdpOptionsTest {
 
     @Test
-    void nothingSetMeansEverythingOnWithoutHandoff() throws Exception {
+    void nothingSetMeansTheUserspaceFastPathWithoutHandoffOrKernelDatapath() throws Exception {
         UdpOptions o = UdpOptions.fromEnvironment(Map.of());
-        assertThat(o).isEqualTo(new UdpOptions(true, true, true, UdpOptions.defaultQueues(), false, false, true));
-        assertThat(o).isEqualTo(UdpOptions.withKernel());
-        assertThat(UdpOptions.defaults().kernel()).as("the userspace fast path alone").isFalse();
+        assertThat(o).isEqualTo(new UdpOptions(true, true, true, UdpOptions.defaultQueues(), false, false, false));
+        assertThat(o).isEqualTo(UdpOptions.defaults());
+        assertThat(o.kernel()).as("the kernel datapath is opt-in").isFalse();
+        assertThat(UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_KERNEL", "1"))).isEqualTo(UdpOptions.withKernel());
         assertThat(o.queues()).isBetween(1, 4);
     }
 
