@@ -274,6 +274,12 @@ public final class ClusterNode {
         return LinkStats.of(dev, values);
     }
 
+    /** The node's UDP counters ({@code /proc/net/snmp}, which shows the namespace of the process reading it). */
+    public UdpSnmp udpSnmp() throws IOException, InterruptedException {
+        return UdpSnmp.parse(Cmd.run(Duration.ofSeconds(10), List.of("ip", "netns", "exec", ns.name(), "cat",
+                "/proc/net/snmp")).orThrow().stdout());
+    }
+
     /** Writes sysctl {@code key} (e.g. {@code net/ipv6/conf/flannel0/disable_ipv6}) inside this node's namespace. */
     public void writeSysctl(String key, String value) throws Exception {
         ns.run(() -> Sysctl.write(key, value));

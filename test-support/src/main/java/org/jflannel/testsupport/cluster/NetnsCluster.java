@@ -120,8 +120,8 @@ public final class NetnsCluster implements AutoCloseable {
         int exit = n.stop();
         progress(was + " " + n.name() + ": stopped, exit code " + exit + "; switching to " + kind.name().toLowerCase(
                 java.util.Locale.ROOT));
-        n.start(kind);
-        progress(started(n).replace(": started", ": started (switch)"));
+        ManagedProcess p = n.start(kind);
+        progress(daemonName(n) + " " + n.name() + ": started pid=" + p.pid() + " log " + p.log());
         NodeLease l = n.awaitReady();
         progress(daemonName(n) + " " + n.name() + ": ready, lease " + l.subnet());
         awaitConverged();

@@ -21,8 +21,8 @@ import org.jflannel.linuxnet.NetNs;
  * One TCP stream of pseudo-random bytes from pod {@code from} to pod {@code to}, with a CRC-32 taken
  * on each end: what the sender wrote and what the receiver read. The sockets are opened inside the
  * pods' namespaces (they stay bound to them); the copying runs on two plain threads. Bounded: a
- * receiver that sees no byte for {@link #IDLE} gives up, and a sender still blocked when the whole
- * run is out of time has its socket closed under it; either way the result says how far it got.
+ * receiver that sees no byte for {@link #IDLE} gives up and the sender's socket is closed under it,
+ * as when the whole run is out of time; either way the result says how far each end got.
  */
 public record TcpTransfer(Pod from, Pod to, long bytes, long sentBytes, long sentCrc, long receivedBytes,
                           long receivedCrc, Duration took, String failure) {
@@ -74,10 +74,15 @@ public record TcpTransfer(Pod from, Pod to, long bytes, long sentBytes, long sen
                     return s;
                 });
                 try (client) {
-                    failure = outcome("sender", threads.submit(() -> send(client, bytes, sent)), within, client);
+                    Future<?> sending = threads.submit(() -> send(client, bytes, sent));
+                    // a receiver that gave up (nothing for IDLE) ends the sender too, rather than the whole budget
+                    String r = outcome("receiver", receiving, within, server);
+                    if (r != null) {
+                        client.close();
+                    }
+                    String w = outcome("sender", sending, r == null ? Duration.ofSeconds(10) : Duration.ofSeconds(5), client);
+                    failure = r == null ? w : w == null ? r : r + "; " + w;
                 }
-                String r = outcome("receiver", receiving, IDLE.plusSeconds(5), server);
-                failure = failure != null ? failure : r;
             } finally {
                 threads.shutdownNow();
             }
