@@ -6,7 +6,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jflannel.linuxnet.RtNetlink;
 
@@ -62,6 +65,7 @@ public final class NetnsCluster implements AutoCloseable {
         progress("run " + names.id() + ": " + options.nodes() + " nodes, mode=" + options.mode().name().toLowerCase()
                 + ", backend=" + options.backend() + (options.upstreamNodes().isEmpty() ? ""
                 : ", upstream flanneld " + UpstreamFlannel.VERSION + " on nodes " + options.upstreamNodes())
+                + (options.daemonEnv().isEmpty() ? "" : ", daemon environment " + new TreeMap<>(options.daemonEnv()))
                 + ", run dir " + runDir);
         topology.build(options.nodes());
         progress("namespaces: fabric " + names.fabric() + " (bridge " + ClusterNames.fabricIp() + "/24), nodes "
@@ -69,7 +73,7 @@ public final class NetnsCluster implements AutoCloseable {
         leaseSource = LeaseSource.start(options, names, runDir, this::progress);
         for (int i = 1; i <= options.nodes(); i++) {
             nodes.add(new ClusterNode(i, topology.node(i), runDir.resolve(ClusterNames.nodeName(i)),
-                    leaseSource.flanneldArgs(), leaseSource.env(i), this::launcher, options.kindOf(i)));
+                    leaseSource.flanneldArgs(), daemonEnv(i), this::launcher, options.kindOf(i)));
         }
         // upstream v0.20.2 may miss leases written in a burst while its watch starts: it starts once
         // ours are ready, so it finds their leases in its first snapshot
@@ -80,6 +84,12 @@ public final class NetnsCluster implements AutoCloseable {
                 : hostGw() ? "routes: every node routes each peer's subnet via the peer's address on " + ClusterNames.NODE_IFACE
                 : "overlay: every node holds a neighbour, FDB entry and route for each peer");
         attachPods();
+    }
+
+    private Map<String, String> daemonEnv(int i) {
+        Map<String, String> env = new HashMap<>(options.daemonEnv());
+        env.putAll(leaseSource.env(i));
+        return env;
     }
 
     private void startAndAwait(List<ClusterNode> some) throws Exception {
