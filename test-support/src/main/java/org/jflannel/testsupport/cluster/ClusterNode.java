@@ -258,26 +258,12 @@ public final class ClusterNode {
      * ({@code ip netns exec} mounts the namespace's own /sys), so they hold whichever daemon runs.
      */
     public LinkStats linkStats(String dev) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns.name(), "cat"));
-        for (String f : LinkStats.FILES) {
-            cmd.add("/sys/class/net/" + dev + "/statistics/" + f);
-        }
-        List<String> lines = Cmd.run(Duration.ofSeconds(10), cmd).orThrow().stdout().lines().toList();
-        if (lines.size() != LinkStats.FILES.length) {
-            throw new IOException("statistics of " + dev + " on " + name() + ": expected " + LinkStats.FILES.length
-                    + " lines, got " + lines);
-        }
-        Map<String, Long> values = new LinkedHashMap<>();
-        for (int i = 0; i < LinkStats.FILES.length; i++) {
-            values.put(LinkStats.FILES[i], Long.parseLong(lines.get(i).strip()));
-        }
-        return LinkStats.of(dev, values);
+        return LinkStats.read(ns.name(), dev);
     }
 
     /** The node's UDP counters ({@code /proc/net/snmp}, which shows the namespace of the process reading it). */
     public UdpSnmp udpSnmp() throws IOException, InterruptedException {
-        return UdpSnmp.parse(Cmd.run(Duration.ofSeconds(10), List.of("ip", "netns", "exec", ns.name(), "cat",
-                "/proc/net/snmp")).orThrow().stdout());
+        return UdpSnmp.read(ns.name());
     }
 
     /** Writes sysctl {@code key} (e.g. {@code net/ipv6/conf/flannel0/disable_ipv6}) inside this node's namespace. */

@@ -1,6 +1,9 @@
 package org.jflannel.testsupport.cluster;
 
-import java.util.Map;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A device's packet counters as its kernel keeps them ({@code /sys/class/net/<dev>/statistics}). For
@@ -10,9 +13,19 @@ import java.util.Map;
 public record LinkStats(String device, long rxPackets, long txPackets, long rxDropped, long txDropped) {
     static final String[] FILES = {"rx_packets", "tx_packets", "rx_dropped", "tx_dropped"};
 
-    static LinkStats of(String device, Map<String, Long> values) {
-        return new LinkStats(device, values.get("rx_packets"), values.get("tx_packets"), values.get("rx_dropped"),
-                values.get("tx_dropped"));
+    /** Reads {@code device}'s counters in namespace {@code netns} ({@code ip netns exec} mounts its own /sys). */
+    static LinkStats read(String netns, String device) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", netns, "cat"));
+        for (String f : FILES) {
+            cmd.add("/sys/class/net/" + device + "/statistics/" + f);
+        }
+        List<String> lines = Cmd.run(Duration.ofSeconds(10), cmd).orThrow().stdout().lines().toList();
+        if (lines.size() != FILES.length) {
+            throw new IOException("statistics of " + device + " in " + netns + ": expected " + FILES.length + " lines, got "
+                    + lines);
+        }
+        long[] v = lines.stream().mapToLong(l -> Long.parseLong(l.strip())).toArray();
+        return new LinkStats(device, v[0], v[1], v[2], v[3]);
     }
 
     /** What changed since {@code before}. */

@@ -1,6 +1,7 @@
 package org.jflannel.testsupport.cluster;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -9,6 +10,12 @@ import java.util.List;
  * bad checksum).
  */
 public record UdpSnmp(long inDatagrams, long noPorts, long inErrors, long rcvbufErrors, long inCsumErrors) {
+
+    /** Reads the counters of namespace {@code netns} ({@code /proc/net/snmp} shows the reader's namespace). */
+    static UdpSnmp read(String netns) throws IOException, InterruptedException {
+        return parse(Cmd.run(Duration.ofSeconds(10), List.of("ip", "netns", "exec", netns, "cat", "/proc/net/snmp"))
+                .orThrow().stdout());
+    }
 
     /** Parses the two {@code Udp:} lines (names, then values). */
     static UdpSnmp parse(String snmp) throws IOException {
