@@ -5,12 +5,14 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import org.jflannel.core.MacAddress;
 import org.jflannel.linuxnet.FdbEntry;
 import org.jflannel.linuxnet.IpPrefix;
@@ -19,12 +21,15 @@ import org.jflannel.linuxnet.Neighbour;
 import org.jflannel.linuxnet.NetNs;
 import org.jflannel.linuxnet.Route;
 import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.linuxnet.Sysctl;
 
 /**
  * One node of the cluster: its namespace, its directory in the run directory ({@code subnet.env},
- * {@code flanneld.log}, CNI state), and its {@code flanneld} process, started as
- * {@code ip netns exec <ns> bin/flanneld ...} and ended only by its PID. Also the node-side test
- * helpers: its lease, its kernel entries on {@code flannel.1}, and hand edits of those entries.
+ * the daemon's log, CNI state), and its {@code flanneld} process, started as
+ * {@code ip netns exec <ns> <flanneld> ...} and ended only by its PID. The daemon is ours or the real
+ * upstream flanneld ({@link NodeKind}), with the same flags; a node can be restarted as the other
+ * kind, keeping its lease. Also the node-side test helpers: its lease, its kernel entries on
+ * {@code flannel.1}, and hand edits of those entries.
  */
 public final class ClusterNode {
     public static final String VXLAN_DEVICE = "flannel.1";
@@ -35,22 +40,25 @@ public final class ClusterNode {
     private final int index;
     private final NetNs ns;
     private final Path dir;
-    private final List<String> baseCommand;
+    private final List<String> flanneldArgs;
     private final Map<String, String> env;
+    private final Function<NodeKind, Path> launchers;
+    private NodeKind kind;
     private ManagedProcess daemon;
     private long logOffset;
+    private FileTime subnetFileBefore;
     private int starts;
 
+    /** {@code launchers}: the binary each kind runs (resolved only when a node first runs that kind). */
     ClusterNode(int index, NetNs ns, Path dir, List<String> flanneldArgs, Map<String, String> env,
-                Path launcher) {
+                Function<NodeKind, Path> launchers, NodeKind kind) {
         this.index = index;
         this.ns = ns;
         this.dir = dir;
         this.env = Map.copyOf(env);
-        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns.name(), launcher.toString()));
-        cmd.addAll(flanneldArgs);
-        cmd.add("--subnet-file=" + dir.resolve("subnet.env"));
-        this.baseCommand = List.copyOf(cmd);
+        this.flanneldArgs = List.copyOf(flanneldArgs);
+        this.launchers = launchers;
+        this.kind = kind;
     }
 
     public int index() {
@@ -78,8 +86,14 @@ public final class ClusterNode {
         return dir.resolve("subnet.env");
     }
 
+    /** What this node runs now (or ran last, or will run at its first start). */
+    public synchronized NodeKind kind() {
+        return kind;
+    }
+
+    /** The current kind's log: {@code flanneld.log} (ours) or {@code upstream-flanneld.log}; every start appends. */
     public Path log() {
-        return dir.resolve("flanneld.log");
+        return dir.resolve(kind() == NodeKind.UPSTREAM ? "upstream-flanneld.log" : "flanneld.log");
     }
 
     public InetAddress publicIp() {
@@ -93,24 +107,44 @@ public final class ClusterNode {
 
     /** The command line flanneld is started with (for the demo's explore hints and reports). */
     public List<String> command() {
-        return baseCommand;
+        return command(kind());
+    }
+
+    /** The command line of {@code k}: the same flags for both kinds (ours are upstream's), per-node subnet file. */
+    List<String> command(NodeKind k) {
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns.name(), launchers.apply(k).toString()));
+        cmd.addAll(flanneldArgs);
+        cmd.add("--subnet-file=" + subnetFile());
+        return cmd;
     }
 
     /**
-     * Starts flanneld (it must not be running). Each of {@code extraArgs} ({@code --name=value})
-     * replaces the usual flag of that name, or is appended when there is none.
+     * Starts flanneld (it must not be running) as the node's current kind. Each of {@code extraArgs}
+     * ({@code --name=value}) replaces the usual flag of that name, or is appended when there is none.
      */
     public synchronized ManagedProcess start(String... extraArgs) throws IOException {
+        return start(kind, extraArgs);
+    }
+
+    /**
+     * Starts {@code k}'s flanneld (none must be running); from now on the node is of that kind. Its
+     * lease stays: both daemons take the lease of their public IP from etcd again.
+     */
+    public synchronized ManagedProcess start(NodeKind k, String... extraArgs) throws IOException {
         if (daemon != null && daemon.isAlive()) {
             throw new IllegalStateException("flanneld on " + name() + " is still running: " + daemon);
         }
+        List<String> cmd = withFlags(command(k), List.of(extraArgs));
+        kind = k;
         Files.createDirectories(dir);
         logOffset = Files.exists(log()) ? Files.size(log()) : 0;
+        subnetFileBefore = Files.exists(subnetFile()) ? Files.getLastModifiedTime(subnetFile()) : null;
         starts++;
-        List<String> cmd = withFlags(baseCommand, List.of(extraArgs));
-        Files.writeString(log(), "=== jflannel harness: start " + starts + ": " + String.join(" ", cmd) + "\n",
+        Files.writeString(log(), "=== jflannel harness: start " + starts + " (" + k.name().toLowerCase(java.util.Locale.ROOT)
+                + "): " + String.join(" ", cmd) + "\n",
                 StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
-        daemon = ManagedProcess.start("flanneld@" + name(), cmd, env, log());
+        daemon = ManagedProcess.start((k == NodeKind.UPSTREAM ? "upstream-flanneld@" : "flanneld@") + name(), cmd, env,
+                log());
         return daemon;
     }
 
@@ -133,18 +167,39 @@ public final class ClusterNode {
         return cmd;
     }
 
-    /** Waits until flanneld wrote subnet.env and answers {@code /readyz} with 200; fails fast if it died. */
+    /**
+     * Waits until flanneld wrote subnet.env and (ours) answers {@code /readyz} with 200, or (upstream,
+     * which has no readiness endpoint) wrote subnet.env anew since this start; fails fast if it died.
+     */
     public NodeLease awaitReady() throws Exception {
         ManagedProcess d = daemon;
-        Wait.until("flanneld ready on " + name(), READY_WITHIN, () -> {
+        NodeKind k = kind();
+        FileTime before = subnetFileBefore;
+        Wait.until(d.name() + " ready", READY_WITHIN, () -> {
             if (!d.isAlive()) {
-                throw new Wait.Abort("flanneld on " + name() + " exited " + d.exitCode().orElse(-1)
-                        + "; log tail:\n" + d.logTail(30));
+                throw new Wait.Abort(d.name() + " exited " + d.exitCode().orElse(-1) + "; log " + d.log() + ", tail:\n"
+                        + d.logTail(30));
             }
-            return Files.exists(subnetFile())
-                    && NsHttp.get(ns, "127.0.0.1", HEALTHZ_PORT, "/readyz").status() == 200;
+            if (!Files.exists(subnetFile())) {
+                return false;
+            }
+            return k == NodeKind.UPSTREAM ? !Files.getLastModifiedTime(subnetFile()).equals(before)
+                    : NsHttp.get(ns, "127.0.0.1", HEALTHZ_PORT, "/readyz").status() == 200;
         });
         return lease();
+    }
+
+    /**
+     * udp: whether the daemon applied exactly {@code peers}: ours says how many in /metrics; upstream
+     * logs {@code Subnet added: <subnet>} for each lease its udp backend programs (and again for a
+     * lease whose attributes changed), so every peer must have been logged since this start.
+     */
+    public boolean udpPeersApplied(List<NodeLease> peers) throws Exception {
+        if (kind() == NodeKind.JFLANNEL) {
+            return leasesApplied() == peers.size();
+        }
+        String log = logSinceStart();
+        return peers.stream().allMatch(p -> log.contains("Subnet added: " + p.subnet()));
     }
 
     /** SIGKILL: the daemon gets no chance to clean up (a crash). */
@@ -199,6 +254,24 @@ public final class ClusterNode {
     }
 
     /**
+     * The kernel's counters of device {@code dev} in this node, read from sysfs inside the namespace
+     * ({@code ip netns exec} mounts the namespace's own /sys), so they hold whichever daemon runs.
+     */
+    public LinkStats linkStats(String dev) throws IOException, InterruptedException {
+        return LinkStats.read(ns.name(), dev);
+    }
+
+    /** The node's UDP counters ({@code /proc/net/snmp}, which shows the namespace of the process reading it). */
+    public UdpSnmp udpSnmp() throws IOException, InterruptedException {
+        return UdpSnmp.read(ns.name());
+    }
+
+    /** Writes sysctl {@code key} (e.g. {@code net/ipv6/conf/flannel0/disable_ipv6}) inside this node's namespace. */
+    public void writeSysctl(String key, String value) throws Exception {
+        ns.run(() -> Sysctl.write(key, value));
+    }
+
+    /**
      * The daemon's {@code flanneld_leases} gauge (other nodes' leases it applied), read from /metrics:
      * the UDP backend keeps its peers in the process, so this is where convergence shows.
      */
@@ -208,6 +281,9 @@ public final class ClusterNode {
 
     /** One sample from the daemon's /metrics, e.g. {@code flanneld_udp_packets_total{direction="to_peers"}}; -1 when absent. */
     public double metric(String sample) throws Exception {
+        if (kind() == NodeKind.UPSTREAM) {
+            throw new IllegalStateException(name() + " runs upstream flanneld, which serves no /metrics");
+        }
         NsHttp.Response r = NsHttp.get(ns, "127.0.0.1", HEALTHZ_PORT, "/metrics");
         return r.body().lines().filter(l -> l.startsWith(sample + " "))
                 .mapToDouble(l -> Double.parseDouble(l.substring(sample.length() + 1).strip()))

@@ -2,17 +2,22 @@ package org.jflannel.testsupport.cluster;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
  * What a {@link NetnsCluster} looks like: how many nodes and pods, which lease source (a real etcd
  * or the Kubernetes mock API server), which backend, the cluster network, iptables or nftables
  * ({@code EnableNFTables}), where the project's
- * launchers ({@code bin/flanneld}, {@code bin/flannel}) are, and who hears the progress lines.
+ * launchers ({@code bin/flanneld}, {@code bin/flannel}) are, who hears the progress lines, and which
+ * nodes (1-based) run the real upstream flanneld instead of ours (etcd mode only; {@link NodeKind}),
+ * and what the daemons' environment adds to the harness's own (e.g. {@code JFLANNEL_UDP_KERNEL=0}).
  */
 public record ClusterOptions(int nodes, int podsPerNode, Mode mode, String backend, String network,
-                             boolean nftables, Path projectRoot, Path runBase, Consumer<String> progress) {
+                             boolean nftables, Path projectRoot, Path runBase, Consumer<String> progress,
+                             Set<Integer> upstreamNodes, Map<String, String> daemonEnv) {
 
     public static final int MAX_NODES = 50;
 
@@ -46,41 +51,68 @@ public record ClusterOptions(int nodes, int podsPerNode, Mode mode, String backe
         Objects.requireNonNull(projectRoot, "projectRoot");
         Objects.requireNonNull(runBase, "runBase");
         progress = progress == null ? line -> { } : progress;
+        upstreamNodes = upstreamNodes == null ? Set.of() : Set.copyOf(upstreamNodes);
+        for (int i : upstreamNodes) {
+            if (i < 1 || i > nodes) {
+                throw new IllegalArgumentException("upstream nodes: expected node numbers 1.." + nodes + ", got " + i);
+            }
+        }
+        daemonEnv = daemonEnv == null ? Map.of() : Map.copyOf(daemonEnv);
+        if (!upstreamNodes.isEmpty() && mode != Mode.ETCD) {
+            throw new IllegalArgumentException("upstream nodes: only in etcd mode, got mode " + mode);
+        }
     }
 
     /** Three nodes, two pods each, etcd mode, vxlan, 10.244.0.0/16; project root from {@link #findProjectRoot()}. */
     public static ClusterOptions defaults() {
         return new ClusterOptions(3, 2, Mode.ETCD, "vxlan", "10.244.0.0/16", false, findProjectRoot(),
-                Path.of(System.getProperty("java.io.tmpdir")), null);
+                Path.of(System.getProperty("java.io.tmpdir")), null, Set.of(), Map.of());
     }
 
     public ClusterOptions withNodes(int n) {
-        return new ClusterOptions(n, podsPerNode, mode, backend, network, nftables, projectRoot, runBase, progress);
+        return new ClusterOptions(n, podsPerNode, mode, backend, network, nftables, projectRoot, runBase, progress, upstreamNodes, daemonEnv);
     }
 
     public ClusterOptions withPodsPerNode(int n) {
-        return new ClusterOptions(nodes, n, mode, backend, network, nftables, projectRoot, runBase, progress);
+        return new ClusterOptions(nodes, n, mode, backend, network, nftables, projectRoot, runBase, progress, upstreamNodes, daemonEnv);
     }
 
     public ClusterOptions withMode(Mode m) {
-        return new ClusterOptions(nodes, podsPerNode, m, backend, network, nftables, projectRoot, runBase, progress);
+        return new ClusterOptions(nodes, podsPerNode, m, backend, network, nftables, projectRoot, runBase, progress, upstreamNodes, daemonEnv);
     }
 
     public ClusterOptions withBackend(String b) {
-        return new ClusterOptions(nodes, podsPerNode, mode, b, network, nftables, projectRoot, runBase, progress);
+        return new ClusterOptions(nodes, podsPerNode, mode, b, network, nftables, projectRoot, runBase, progress, upstreamNodes, daemonEnv);
     }
 
     /** {@code "EnableNFTables": true} in net-conf.json: flanneld writes nftables tables instead of iptables chains. */
     public ClusterOptions withNftables(boolean on) {
-        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, on, projectRoot, runBase, progress);
+        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, on, projectRoot, runBase, progress, upstreamNodes, daemonEnv);
     }
 
     public ClusterOptions withRunBase(Path dir) {
-        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, nftables, projectRoot, dir, progress);
+        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, nftables, projectRoot, dir, progress, upstreamNodes, daemonEnv);
     }
 
     public ClusterOptions withProgress(Consumer<String> p) {
-        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, nftables, projectRoot, runBase, p);
+        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, nftables, projectRoot, runBase, p, upstreamNodes, daemonEnv);
+    }
+
+    /** Nodes {@code indexes} (1-based) run upstream flanneld ({@link NodeKind#UPSTREAM}); the others run ours. */
+    public ClusterOptions withUpstreamNodes(Integer... indexes) {
+        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, nftables, projectRoot, runBase, progress,
+                Set.of(indexes), daemonEnv);
+    }
+
+    /** Adds {@code env} to every daemon's environment (ours and upstream's), on top of the harness's own. */
+    public ClusterOptions withDaemonEnv(Map<String, String> env) {
+        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, nftables, projectRoot, runBase, progress,
+                upstreamNodes, env);
+    }
+
+    /** What node {@code i} (1-based) runs when the cluster starts. */
+    public NodeKind kindOf(int i) {
+        return upstreamNodes.contains(i) ? NodeKind.UPSTREAM : NodeKind.JFLANNEL;
     }
 
     /** {@code net-conf.json} for this cluster. */
@@ -90,6 +122,11 @@ public record ClusterOptions(int nodes, int podsPerNode, Mode mode, String backe
 
     public Path flanneldLauncher() {
         return projectRoot.resolve("bin/flanneld");
+    }
+
+    /** Upstream flanneld beside the project ({@link UpstreamFlannel}); fails (integration) or skips when missing. */
+    public Path upstreamFlanneld() {
+        return UpstreamFlannel.flanneld(projectRoot);
     }
 
     public Path cniLauncher() {

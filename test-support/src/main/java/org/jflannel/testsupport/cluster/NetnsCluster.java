@@ -6,7 +6,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jflannel.linuxnet.RtNetlink;
 
@@ -20,6 +23,7 @@ import org.jflannel.linuxnet.RtNetlink;
  */
 public final class NetnsCluster implements AutoCloseable {
     private static final Duration CONVERGED_WITHIN = Duration.ofSeconds(60);
+    private static final int UPSTREAM_LOG_TAIL = 40;
 
     private final ClusterOptions options;
     private final ClusterNames names;
@@ -59,23 +63,22 @@ public final class NetnsCluster implements AutoCloseable {
     private void boot() throws Exception {
         checkLaunchers();
         progress("run " + names.id() + ": " + options.nodes() + " nodes, mode=" + options.mode().name().toLowerCase()
-                + ", backend=" + options.backend() + ", run dir " + runDir);
+                + ", backend=" + options.backend() + (options.upstreamNodes().isEmpty() ? ""
+                : ", upstream flanneld " + UpstreamFlannel.VERSION + " on nodes " + options.upstreamNodes())
+                + (options.daemonEnv().isEmpty() ? "" : ", daemon environment " + new TreeMap<>(options.daemonEnv()))
+                + ", run dir " + runDir);
         topology.build(options.nodes());
         progress("namespaces: fabric " + names.fabric() + " (bridge " + ClusterNames.fabricIp() + "/24), nodes "
                 + names.node(1) + (options.nodes() > 1 ? ".." + names.node(options.nodes()) : ""));
         leaseSource = LeaseSource.start(options, names, runDir, this::progress);
         for (int i = 1; i <= options.nodes(); i++) {
             nodes.add(new ClusterNode(i, topology.node(i), runDir.resolve(ClusterNames.nodeName(i)),
-                    leaseSource.flanneldArgs(), leaseSource.env(i), options.flanneldLauncher()));
+                    leaseSource.flanneldArgs(), daemonEnv(i), this::launcher, options.kindOf(i)));
         }
-        for (ClusterNode n : nodes) {
-            progress("flanneld " + n.name() + ": started pid=" + n.start().pid());
-        }
-        for (ClusterNode n : nodes) {
-            NodeLease l = n.awaitReady();
-            progress("flanneld " + n.name() + ": ready, lease " + l.subnet() + " publicIp "
-                    + l.publicIp().getHostAddress() + " mtu " + l.mtu());
-        }
+        // upstream v0.20.2 may miss leases written in a burst while its watch starts: it starts once
+        // ours are ready, so it finds their leases in its first snapshot
+        startAndAwait(nodes.stream().filter(n -> n.kind() == NodeKind.JFLANNEL).toList());
+        startAndAwait(nodes.stream().filter(n -> n.kind() == NodeKind.UPSTREAM).toList());
         awaitConverged();
         progress(udp() ? "overlay: every node has flannel0 and has applied every peer's lease"
                 : hostGw() ? "routes: every node routes each peer's subnet via the peer's address on " + ClusterNames.NODE_IFACE
@@ -83,7 +86,62 @@ public final class NetnsCluster implements AutoCloseable {
         attachPods();
     }
 
+    private Map<String, String> daemonEnv(int i) {
+        Map<String, String> env = new HashMap<>(options.daemonEnv());
+        env.putAll(leaseSource.env(i));
+        return env;
+    }
+
+    private void startAndAwait(List<ClusterNode> some) throws Exception {
+        for (ClusterNode n : some) {
+            progress(started(n));
+        }
+        for (ClusterNode n : some) {
+            NodeLease l = n.awaitReady();
+            progress(daemonName(n) + " " + n.name() + ": ready, lease " + l.subnet() + " publicIp "
+                    + l.publicIp().getHostAddress() + " mtu " + l.mtu());
+        }
+    }
+
+    private String started(ClusterNode n) throws IOException {
+        ManagedProcess p = n.start();
+        return daemonName(n) + " " + n.name() + ": started pid=" + p.pid() + " log " + p.log();
+    }
+
+    private static String daemonName(ClusterNode n) {
+        return n.kind() == NodeKind.UPSTREAM ? "upstream flanneld " + UpstreamFlannel.VERSION : "flanneld";
+    }
+
+    /** The binary each kind runs; upstream's is looked up (and its absence reported) only when a node runs it. */
+    private Path launcher(NodeKind kind) {
+        return kind == NodeKind.UPSTREAM ? options.upstreamFlanneld() : options.flanneldLauncher();
+    }
+
+    /**
+     * Stops node {@code i}'s daemon (SIGTERM) and starts {@code kind}'s in its place, then waits until
+     * it is ready and the cluster has converged again. Its lease is kept (both daemons take the lease
+     * of their public IP from etcd again); its backend data may change, under the running peers.
+     * Returns the lease after the switch. Upstream may panic on SIGTERM (its {@code watchSubnets}
+     * bug): its exit code is only logged.
+     */
+    public NodeLease restartAs(int i, NodeKind kind) throws Exception {
+        ClusterNode n = node(i);
+        String was = daemonName(n);
+        int exit = n.stop();
+        progress(was + " " + n.name() + ": stopped, exit code " + exit + "; switching to " + kind.name().toLowerCase(
+                java.util.Locale.ROOT));
+        ManagedProcess p = n.start(kind);
+        progress(daemonName(n) + " " + n.name() + ": started pid=" + p.pid() + " log " + p.log());
+        NodeLease l = n.awaitReady();
+        progress(daemonName(n) + " " + n.name() + ": ready, lease " + l.subnet());
+        awaitConverged();
+        return l;
+    }
+
     private void checkLaunchers() {
+        if (!options.upstreamNodes().isEmpty()) {
+            options.upstreamFlanneld(); // fails (integration) or skips now, naming the path, before anything is built
+        }
         for (Path p : List.of(options.flanneldLauncher(), options.cniLauncher())) {
             if (!Files.isExecutable(p)) {
                 throw new IllegalStateException("launcher " + p + " missing or not executable; build first: "
@@ -120,7 +178,7 @@ public final class NetnsCluster implements AutoCloseable {
                         () -> {
                             FlannelEntries tun = n.udpDevice();
                             return tun.linkPresent() && !tun.routesTo(options.network()).isEmpty()
-                                    && n.leasesApplied() == peers.size();
+                                    && n.udpPeersApplied(peers);
                         });
                 continue;
             }
@@ -318,6 +376,7 @@ public final class NetnsCluster implements AutoCloseable {
         for (ClusterNode n : nodes) {
             failure = attempt(failure, n::kill);
         }
+        reportUpstreamLogs();
         if (leaseSource != null) {
             failure = attempt(failure, leaseSource::close);
         }
@@ -326,6 +385,22 @@ public final class NetnsCluster implements AutoCloseable {
         progress("cleaned up run " + names.id() + ": processes killed, namespaces and " + runDir + " removed");
         if (failure != null) {
             throw failure;
+        }
+    }
+
+    /** The run directory goes with the cluster: what each upstream daemon logged is kept in the test's output. */
+    private void reportUpstreamLogs() {
+        for (ClusterNode n : nodes) {
+            if (Files.exists(n.dir().resolve("upstream-flanneld.log"))) {
+                try {
+                    List<String> lines = Files.readAllLines(n.dir().resolve("upstream-flanneld.log"));
+                    progress("upstream flanneld " + n.name() + ": last " + Math.min(UPSTREAM_LOG_TAIL, lines.size())
+                            + " of " + lines.size() + " log lines:\n  " + String.join("\n  ",
+                            lines.subList(Math.max(0, lines.size() - UPSTREAM_LOG_TAIL), lines.size())));
+                } catch (IOException e) {
+                    progress("upstream flanneld " + n.name() + ": cannot read its log: " + e.getMessage());
+                }
+            }
         }
     }
 
