@@ -1,9 +1,10 @@
 package org.jflannel.core;
 
 /** The {@code Backend} object of net-conf.json, typed per supported backend. */
-public sealed interface BackendConfig permits BackendConfig.Vxlan, BackendConfig.Udp, BackendConfig.HostGw {
+public sealed interface BackendConfig
+        permits BackendConfig.Vxlan, BackendConfig.Udp, BackendConfig.HostGw, BackendConfig.Alloc, BackendConfig.Extension {
 
-    /** The backend type as flannel names it: {@code vxlan}, {@code udp} or {@code host-gw}. */
+    /** The backend type as flannel names it: {@code vxlan}, {@code udp}, {@code host-gw}, {@code alloc} or {@code extension}. */
     String type();
 
     /**
@@ -53,6 +54,26 @@ public sealed interface BackendConfig permits BackendConfig.Vxlan, BackendConfig
         @Override
         public String type() {
             return "host-gw";
+        }
+    }
+
+    /** alloc has no options (REFERENCE §15): a lease and nothing else. */
+    record Alloc() implements BackendConfig {
+        @Override
+        public String type() {
+            return "alloc";
+        }
+    }
+
+    /**
+     * extension's commands (REFERENCE §15), each null or blank when not configured: run before the
+     * lease (its output is the lease's backend data), after it, and per peer lease added or removed.
+     */
+    record Extension(String preStartupCommand, String postStartupCommand, String subnetAddCommand,
+            String subnetRemoveCommand) implements BackendConfig {
+        @Override
+        public String type() {
+            return "extension";
         }
     }
 }

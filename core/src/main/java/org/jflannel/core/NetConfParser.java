@@ -89,8 +89,16 @@ final class NetConfParser {
                 return new BackendConfig.Udp(range(b, "Port", BackendConfig.Udp.DEFAULT_PORT, 1, 65535));
             case "host-gw":
                 return new BackendConfig.HostGw();
+            case "alloc":
+                return new BackendConfig.Alloc();
+            case "extension":
+                return new BackendConfig.Extension(
+                        string(b, "PreStartupCommand", "Backend.PreStartupCommand"),
+                        string(b, "PostStartupCommand", "Backend.PostStartupCommand"),
+                        string(b, "SubnetAddCommand", "Backend.SubnetAddCommand"),
+                        string(b, "SubnetRemoveCommand", "Backend.SubnetRemoveCommand"));
             default:
-                throw error("Backend.Type", "backend " + type + " is not supported; supported: vxlan, udp, host-gw");
+                throw error("Backend.Type", "backend " + type + " is not supported; supported: vxlan, udp, host-gw, alloc, extension");
         }
     }
 

@@ -83,6 +83,23 @@ class NetConfTest {
     }
 
     @Test
+    void allocHasNoOptions() throws Exception {
+        NetConf c = NetConf.parse("{\"Network\":\"10.244.0.0/16\",\"Backend\":{\"Type\":\"alloc\",\"Port\":1}}", KUBE);
+        assertThat(c.backend()).isEqualTo(new BackendConfig.Alloc());
+        assertThat(c.backend().type()).isEqualTo("alloc");
+    }
+
+    @Test
+    void extensionKeepsItsFourCommandsAsWrittenAndMissingOnesAreNull() throws Exception {
+        NetConf c = NetConf.parse("{\"Network\":\"10.244.0.0/16\",\"Backend\":{\"Type\":\"Extension\","
+                + "\"PreStartupCommand\":\"cat /etc/id\",\"postStartupCommand\":\"  ip link set $X up \","
+                + "\"SubnetAddCommand\":\"ip route replace $SUBNET via $PUBLIC_IP\"}}", ETCD);
+        assertThat(c.backend()).isEqualTo(new BackendConfig.Extension("cat /etc/id", "  ip link set $X up ",
+                "ip route replace $SUBNET via $PUBLIC_IP", null));
+        assertThat(c.backend().type()).isEqualTo("extension");
+    }
+
+    @Test
     void referenceExampleDualStack() throws Exception {
         NetConf c = NetConf.parse(
                 "{\"EnableIPv6\":true,\"Network\":\"10.42.0.0/16\",\"IPv6Network\":\"2001:cafe:42::/56\",\"Backend\":{\"Type\":\"vxlan\"}}", ETCD);

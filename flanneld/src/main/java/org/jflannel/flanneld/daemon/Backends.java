@@ -3,6 +3,8 @@ package org.jflannel.flanneld.daemon;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Executor;
+import org.jflannel.backend.extension.AllocBackend;
+import org.jflannel.backend.extension.ExtensionBackend;
 import org.jflannel.backend.hostgw.HostGwBackend;
 import org.jflannel.backend.hostgw.HostGwCounters;
 import org.jflannel.backend.hostgw.HostGwNetwork;
@@ -33,7 +35,9 @@ final class Backends {
     static final Map<String, Factory> FACTORIES = Map.of(
             "vxlan", Backends::vxlan,
             "udp", (ext, subnets, leaseEvents) -> new UdpBackend(ext),
-            "host-gw", Backends::hostGw);
+            "host-gw", Backends::hostGw,
+            "alloc", (ext, subnets, leaseEvents) -> new AllocBackend(ext),
+            "extension", (ext, subnets, leaseEvents) -> new ExtensionBackend(ext));
 
     private Backends() {
     }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;
+import org.jflannel.backend.extension.AllocBackend;
+import org.jflannel.backend.extension.ExtensionBackend;
 import org.jflannel.backend.hostgw.HostGwBackend;
 import org.jflannel.core.ExternalInterface;
 import org.junit.jupiter.api.Test;
@@ -20,6 +22,14 @@ class BackendsTest {
         ExternalInterface ext = new ExternalInterface("eth0", 2, 1500, ip("192.0.2.11"), null, null, null);
 
         assertThat(Backends.create("host-gw", ext, null, Runnable::run)).isInstanceOf(HostGwBackend.class);
+    }
+
+    @Test
+    void allocAndExtensionAreWired() throws Exception {
+        ExternalInterface ext = new ExternalInterface("eth0", 2, 1500, ip("192.0.2.11"), null, null, null);
+
+        assertThat(Backends.create("alloc", ext, null, Runnable::run)).isInstanceOf(AllocBackend.class);
+        assertThat(Backends.create("extension", ext, null, Runnable::run)).isInstanceOf(ExtensionBackend.class);
     }
 
     @Test

@@ -115,9 +115,22 @@ public record ClusterOptions(int nodes, int podsPerNode, Mode mode, String backe
         return upstreamNodes.contains(i) ? NodeKind.UPSTREAM : NodeKind.JFLANNEL;
     }
 
-    /** {@code net-conf.json} for this cluster. */
+    /** {@code net-conf.json} for this cluster; a backend given as a JSON object is its {@code Backend} verbatim. */
     public String netConfJson() {
-        return "{\"Network\":\"" + network + "\",\"EnableNFTables\":" + nftables + ",\"Backend\":{\"Type\":\"" + backend + "\"}}";
+        String b = backend.startsWith("{") ? backend : "{\"Type\":\"" + backend + "\"}";
+        return "{\"Network\":\"" + network + "\",\"EnableNFTables\":" + nftables + ",\"Backend\":" + b + "}";
+    }
+
+    /** The backend's type: {@code backend} itself, or the {@code Type} of a backend given as a JSON object. */
+    public String backendType() {
+        if (!backend.startsWith("{")) {
+            return backend;
+        }
+        try {
+            return new com.fasterxml.jackson.databind.ObjectMapper().readTree(backend).path("Type").asText();
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalArgumentException("backend: not a JSON object: " + backend, e);
+        }
     }
 
     public Path flanneldLauncher() {

@@ -193,11 +193,12 @@ public final class NetnsCluster implements AutoCloseable {
     }
 
     private boolean udp() {
-        return options.backend().equals("udp");
+        return options.backendType().equals("udp");
     }
 
+    /** host-gw, or extension, whose clusters in the tests run host-gw's route per peer as their commands. */
     private boolean hostGw() {
-        return options.backend().equals("host-gw");
+        return options.backendType().equals("host-gw") || options.backendType().equals("extension");
     }
 
     public ClusterOptions options() {
