@@ -1,13 +1,30 @@
 package org.jflannel.e2e;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.util.Map;
+import org.jflannel.testsupport.cluster.ClusterNode;
 import org.junit.jupiter.api.Tag;
 
-/** {@link UpstreamUdpPairTests} with our daemons as shipped: the udp defaults, nothing set. */
+/**
+ * {@link UpstreamUdpPairTests} with our daemons as shipped: the udp defaults, nothing set, so the
+ * packet threads (offloads, GRO, coalescing, queues) carry everything both ways.
+ */
 @Tag("e2e")
 class UpstreamUdpPairIT extends UpstreamUdpPairTests {
     @Override
     Map<String, String> daemonEnv() {
         return Map.of();
+    }
+
+    /** As shipped: nothing went through a kernel datapath, the packet threads sent. */
+    @Override
+    void checkOurPath(ClusterNode n) throws Exception {
+        assertThat(n.metric("flanneld_udp_kernel_packets_total{direction=\"to_peers\"}")).as("%s kernel encap", n.name())
+                .isLessThanOrEqualTo(0);
+        assertThat(n.metric("flanneld_udp_kernel_packets_total{direction=\"from_peers\"}")).as("%s kernel decap", n.name())
+                .isLessThanOrEqualTo(0);
+        assertThat(n.metric("flanneld_udp_packets_total{direction=\"to_peers\"}")).as("%s packet threads", n.name())
+                .isPositive();
     }
 }

@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * through our receive path.
  *
  * <p>Our daemon as shipped and with the kernel datapath off, each beside the real upstream flanneld
- * v0.20.2, are the e2e module's {@code UpstreamUdpPairIT} and {@code UpstreamUdpPairPacketThreadsIT}
+ * v0.20.2, are the e2e module's {@code UpstreamUdpPairIT} (the packet threads, as shipped) and {@code UpstreamUdpPairKernelDatapathIT}
  * (which replaced this class's "every switch on" and "kernel datapath, B publishes nothing" variants).
  * What stays here: ours on upstream's plain path (every switch off, one queue), which no daemon
  * test runs, and a peer that claims kernel decapsulation on an underlay made to segment and checksum

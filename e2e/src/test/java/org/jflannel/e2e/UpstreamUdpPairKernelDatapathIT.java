@@ -1,0 +1,29 @@
+package org.jflannel.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import org.jflannel.testsupport.cluster.ClusterNode;
+import org.junit.jupiter.api.Tag;
+
+/**
+ * {@link UpstreamUdpPairTests} with our opt-in udp kernel datapath on ({@code JFLANNEL_UDP_KERNEL=1}):
+ * our programs decapsulate what the real upstream node sends, the packet threads send it upstream's
+ * datagrams (it never says {@code KernelDecap}), and between two of ours after a switch the kernel
+ * carries both ways.
+ */
+@Tag("e2e")
+class UpstreamUdpPairKernelDatapathIT extends UpstreamUdpPairTests {
+    @Override
+    Map<String, String> daemonEnv() {
+        return Map.of("JFLANNEL_UDP_KERNEL", "1");
+    }
+
+    /** The switch took: our datapath is attached and decapsulated the peer's traffic. */
+    @Override
+    void checkOurPath(ClusterNode n) throws Exception {
+        assertThat(n.logSinceStart()).as("%s log", n.name()).contains("udp kernel datapath attached");
+        assertThat(n.metric("flanneld_udp_kernel_packets_total{direction=\"from_peers\"}")).as("%s kernel decap", n.name())
+                .isPositive();
+    }
+}
