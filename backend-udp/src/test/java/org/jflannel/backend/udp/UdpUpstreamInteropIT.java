@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * checksums (B's kernel verifies them: B writes plain packets), and what B sends one by one must get
  * through our receive path.
  *
- * <p>Our daemon as shipped and with the kernel datapath off, each beside the real upstream flanneld
+ * <p>Our daemon as shipped and with the kernel datapath on, each beside the real upstream flanneld
  * v0.20.2, are the e2e module's {@code UpstreamUdpPairIT} (the packet threads, as shipped) and {@code UpstreamUdpPairKernelDatapathIT}
  * (which replaced this class's "every switch on" and "kernel datapath, B publishes nothing" variants).
  * What stays here: ours on upstream's plain path (every switch off, one queue), which no daemon
