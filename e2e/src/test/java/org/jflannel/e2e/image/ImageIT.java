@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The built image (packaging/target/jflannel-image.oci.tar), unpacked with umoci: its layout, flanneld
  * and the CNI plugin running inside it (chroot), its AppCDS archives mapping, the installed plugin
- * running on a host without Java, the bundle's minimum glibc, and the iptables mode choice.
+ * running on a host without Java, the plugin needing nothing of the host, and the iptables mode choice.
  */
 @Tag("e2e")
 class ImageIT {
@@ -53,9 +53,18 @@ class ImageIT {
         assertThat(r.resolve("opt/jflannel/app/flanneld-etcd.jsa")).isRegularFile();
         assertThat(r.resolve("opt/jflannel/app/flanneld-kube.jsa")).isRegularFile();
         assertThat(r.resolve("opt/jflannel/cni/flannel")).isExecutable();
-        assertThat(Files.readString(r.resolve("opt/jflannel/cni/flannel"))).contains(bundle);
+        assertThat(UnpackedImage.trailerBundle(r.resolve("opt/jflannel/cni/flannel"))).isEqualTo(bundle);
+        // upstream's paths: its kube-flannel.yml runs these
+        assertThat(r.resolve("flannel")).isExecutable();
+        assertThat(Files.getAttribute(r.resolve("flannel"), "unix:ino"))
+                .as("/flannel is the plugin file itself").isEqualTo(Files.getAttribute(r.resolve("opt/jflannel/cni/flannel"), "unix:ino"));
+        assertThat(r.resolve("opt/bin/flanneld")).isExecutable();
+        assertThat(r.resolve("opt/bin/install-conf")).isExecutable();
+        assertThat(r.resolve("usr/bin/cp")).isExecutable();
         Path b = r.resolve("opt/jflannel/cni").resolve(bundle);
         assertThat(b.resolve("jre/bin/java")).isExecutable();
+        assertThat(b.resolve("jre/bin/ld-linux-x86-64.so.2")).isExecutable();
+        assertThat(b.resolve("jre/lib/glibc/libc.so.6")).isRegularFile();
         assertThat(b.resolve("cni-flannel.jar")).isRegularFile();
         assertThat(b.resolve("lib/core.jar")).isRegularFile();
         assertThat(b.resolve("flannel.jsa")).isRegularFile();
@@ -127,14 +136,20 @@ class ImageIT {
     }
 
     @Test
-    void cniBundleNeedsOnlyAnOldGlibc() throws Exception {
+    void pluginNeedsNothingFromTheHost() throws Exception {
+        Path launcher = image.rootfs.resolve("opt/jflannel/cni/flannel");
+        String file = Cmd.run(WITHIN, List.of("file", "-b", launcher.toString())).orThrow().stdout();
+        assertThat(file).as("the launcher").contains("statically linked");
+        // every library any ELF file of the bundle links is in the bundle: glibc's from jre/lib/glibc
         Path bundle = image.rootfs.resolve("opt/jflannel/cni").resolve(image.bundle());
-        int[] glibc = UnpackedImage.minimumGlibc(bundle);
-        System.out.printf("CNI bundle %s: minimum glibc %d.%d%n", bundle.getFileName(), glibc[0], glibc[1]);
-        // Temurin builds against glibc 2.17 (CentOS 7): the hosts Kubernetes runs on all have that
-        assertThat(glibc[0]).isEqualTo(2);
-        assertThat(glibc[1]).isBetween(2, 17);
-        assertThat(Files.readString(bundle.resolve("GLIBC_MIN")).strip()).isEqualTo(glibc[0] + "." + glibc[1]);
+        java.util.Set<String> needed = UnpackedImage.neededLibraries(bundle);
+        java.util.Set<String> present = new java.util.TreeSet<>();
+        try (var s = Files.walk(bundle.resolve("jre/lib"))) {
+            s.filter(Files::isRegularFile).forEach(p -> present.add(p.getFileName().toString()));
+        }
+        System.out.println("CNI bundle " + bundle.getFileName() + ": needs " + needed);
+        assertThat(needed).contains("libc.so.6", "libjvm.so");
+        assertThat(present).as("libraries in the bundle").containsAll(needed);
     }
 
     @Test
