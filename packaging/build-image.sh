@@ -141,7 +141,7 @@ cp "$repo"/cni-flannel/target/lib/*.jar "$cnistage/lib/"
     fi
 done
 stamp "$cnistage"
-hash=$( (cd "$cnistage" && find . -type f | LC_ALL=C sort | xargs sha256sum; cat "$here/src/launcher/flannel-launcher.c") \
+hash=$( (cd "$cnistage" && find . -type f | LC_ALL=C sort | xargs sha256sum; cat "$here/src/launcher/flannel-launcher.c" "$here/plugin-file.sh") \
         | sha256sum | cut -c1-12)
 cnibundle="jflannel-$hash"
 mv "$cnistage/jre" "$work/cni-jre"
