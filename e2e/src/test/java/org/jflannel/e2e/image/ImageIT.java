@@ -136,6 +136,41 @@ class ImageIT {
     }
 
     @Test
+    void oneFilePluginUnpacksItsBundleOnceWhenFirstRunsRace() throws Exception {
+        Path bin = Files.createDirectories(host.resolve("opt/cni/bin"));
+        Files.copy(image.rootfs.resolve("flannel"), bin.resolve("flannel"), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            List<java.util.concurrent.Future<Cmd.Result>> runs = new java.util.ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                runs.add(pool.submit(() -> Cmd.run(WITHIN, List.of("env", "-i", "CNI_COMMAND=VERSION", bin.resolve("flannel").toString()),
+                        Map.of(), VERSION_CONF)));
+            }
+            for (var f : runs) {
+                Cmd.Result r = f.get(3, java.util.concurrent.TimeUnit.MINUTES);
+                assertThat(r.exitCode()).as(r.stderr()).isZero();
+                assertThat(r.stdout()).contains("\"supportedVersions\"");
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        try (var s = Files.list(bin)) {
+            assertThat(s.map(p -> p.getFileName().toString()).sorted().toList()).as("one bundle, no leftovers")
+                    .containsExactly(".jflannel-install.lock", "flannel", image.bundle());
+        }
+        // a damaged file: a CNI error on stdout, not a crash
+        Path cut = host.resolve("cut/flannel");
+        Files.createDirectories(cut.getParent());
+        try (var in = Files.newInputStream(bin.resolve("flannel"))) {
+            Files.write(cut, in.readNBytes(200_000));
+        }
+        cut.toFile().setExecutable(true);
+        Cmd.Result broken = Cmd.run(WITHIN, List.of("env", "-i", "CNI_COMMAND=VERSION", cut.toString()), Map.of(), VERSION_CONF);
+        assertThat(broken.exitCode()).isEqualTo(1);
+        assertThat(broken.stdout()).contains("\"code\":999").contains("carries no bundle");
+    }
+
+    @Test
     void pluginNeedsNothingFromTheHost() throws Exception {
         Path launcher = image.rootfs.resolve("opt/jflannel/cni/flannel");
         String file = Cmd.run(WITHIN, List.of("file", "-b", launcher.toString())).orThrow().stdout();
