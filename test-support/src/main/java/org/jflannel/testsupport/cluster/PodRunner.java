@@ -30,10 +30,11 @@ import java.util.regex.Pattern;
  * written as kubelet writes them, the service-account token when the pod mounts one), its env
  * resolved (values, {@code $(VAR)} references, fieldRefs, configMap and secret keys) on top of the
  * image's and the kubelet's variables, in the node's network namespace (only {@code hostNetwork}
- * pods). A container that is not {@code privileged} runs with the capabilities a container runtime
- * gives (containerd's default set, plus {@code securityContext.capabilities.add}, minus {@code drop})
- * as its bounding set ({@code setpriv}) and a read-only {@code /proc/sys}, so a missing capability in
- * the manifest fails here as on a node. Each container gets a private mount namespace ({@code unshare --mount}), so nothing is
+ * pods). A container that is not {@code privileged} runs with a read-only {@code /proc/sys} and, as
+ * its bounding and effective set ({@code setpriv}, after the chroot), exactly its
+ * {@code securityContext.capabilities.add} (minus {@code drop}) when it lists any, stricter than a
+ * runtime, which adds them to its default set, so the manifest's list is proved sufficient; else the
+ * runtime's default set (containerd's) minus {@code drop}. Each container gets a private mount namespace ({@code unshare --mount}), so nothing is
  * mounted on this machine. Init containers run in order and must exit 0.
  */
 public final class PodRunner {
