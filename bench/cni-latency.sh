@@ -12,6 +12,8 @@
 #                                        exit, unless a flannel was there before: then the bench refuses), run
 #                                        with JAVA_HOME unset and no JDK on PATH (Temurin 25 jlink, java.base,
 #                                        its AppCDS archive dumped for /opt/cni/bin). Needs umoci.
+#   VARIANTS=afg bench/cni-latency.sh    (g) the same installed bundle through the POSIX sh launcher it had
+#                                        before issue 20 (the host's glibc): the one-file launcher's own cost
 #
 # On a shared, busy machine run it as `chrt -f 10 bench/cni-latency.sh` (SCHED_FIFO) to approximate
 # a quiet one; CPU times are printed too and depend little on the load.
@@ -55,13 +57,14 @@ cmd_for() {
     c) echo "java $FAST -cp $JAR org.jflannel.cni.Main" ;;
     d) echo "java -cp $JAR org.jflannel.cni.Main" ;;
     f) echo "env -u JAVA_HOME PATH=/usr/sbin:/sbin /opt/cni/bin/flannel" ;;
+    g) echo "env -u JAVA_HOME PATH=/usr/sbin:/sbin /opt/cni/bin/flannel-sh" ;;
     e) echo "java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -Xshare:auto -XX:SharedArchiveFile=$T/flannel.jsa -cp $JAR org.jflannel.cni.Main" ;;
   esac
 }
 conf_for() { if [ "$1" = a ]; then echo "$BRIDGE_CONF"; else echo "$FLANNEL_CONF"; fi; }
 list=(a b); [ "$VARIANTS" = all ] && list=(a b c d e)
 [ "$VARIANTS" != all ] && [ "$VARIANTS" != ab ] && read -r -a list <<<"$(echo "$VARIANTS" | sed 's/./& /g')"
-if [[ " ${list[*]} " == *" f "* ]]; then
+if [[ " ${list[*]} " == *" f "* || " ${list[*]} " == *" g "* ]]; then
   image=$ROOT/packaging/target/jflannel-image.oci.tar
   [ -f "$image" ] || { echo "cni-latency: $image missing (bin/image)" >&2; exit 1; }
   [ ! -e /opt/cni/bin/flannel ] || { echo "cni-latency: /opt/cni/bin/flannel exists; (f) would replace it" >&2; exit 1; }
@@ -74,6 +77,13 @@ if [[ " ${list[*]} " == *" f "* ]]; then
   for f in $(ls -A /opt/cni/bin); do
     case " $before " in *" $f "*) ;; *) installed+=("/opt/cni/bin/$f") ;; esac
   done
+  # (g): the same installed bundle through the launcher it had before issue 20 (POSIX sh, the host's
+  # glibc loader, the JDK's default process launching), to compare the one-file launcher with
+  bdir=$(ls -d /opt/cni/bin/jflannel-*/ | head -n 1)
+  printf '#!/bin/sh\ndir=%s\nexec "$dir/jre/bin/java" -Xint -XX:-UsePerfData -Xss512k -Xshare:auto -XX:SharedArchiveFile="$dir/flannel.jsa" -Xlog:cds=off -Xlog:cds+dynamic=off -cp "$dir/cni-flannel.jar" org.jflannel.cni.Main\n' \
+    "${bdir%/}" > /opt/cni/bin/flannel-sh
+  chmod 0755 /opt/cni/bin/flannel-sh
+  installed+=(/opt/cni/bin/flannel-sh)
 fi
 
 declare -A R C
@@ -95,7 +105,7 @@ for _ in $(seq "$N"); do
   for v in "${list[@]}"; do op "$v" ADD; op "$v" DEL; done
 done
 med() { printf '%s\n' $1 | sort -n | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]/10}'; }
-declare -A names=([a]="bridge alone" [b]="flannel -> bridge (bin/flannel)" [c]="flannel, no AppCDS" [d]="flannel, plain java -cp" [e]="flannel, AppCDS + C1 + SerialGC" [f]="installed image bundle (Temurin 25)")
+declare -A names=([a]="bridge alone" [b]="flannel -> bridge (bin/flannel)" [c]="flannel, no AppCDS" [d]="flannel, plain java -cp" [e]="flannel, AppCDS + C1 + SerialGC" [f]="installed image plugin (one file)" [g]="same bundle, sh launcher (before)")
 echo "cni-latency: N=$N, $(nproc) cores, $(java -version 2>&1 | head -1), load $(cut -d' ' -f1-3 /proc/loadavg)"
 for v in "${list[@]}"; do
   printf '  (%s) %-34s ADD %7s ms (cpu %6s)   DEL %7s ms (cpu %6s)\n' "$v" "${names[$v]}" \

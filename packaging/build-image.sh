@@ -35,7 +35,7 @@ CNI_MODULES=java.base
 
 log() { echo "image: $*" >&2; }
 [ "$(id -u)" -eq 0 ] || { log "must run as root (mmdebstrap, umoci unpack, chroot)"; exit 1; }
-for t in mmdebstrap umoci objdump strip; do
+for t in mmdebstrap umoci objdump strip musl-gcc; do
     command -v "$t" >/dev/null || { log "$t missing (bin/setup installs it)"; exit 1; }
 done
 [ -x "$JDK/bin/jlink" ] || { log "no JDK at $JDK (bin/setup installs Temurin 25)"; exit 1; }
@@ -124,6 +124,14 @@ mkdir -p "$cnistage/lib"
 log "jlink: CNI plugin runtime ($CNI_MODULES)"
 # the plugin's compressed: it lives on every node, and its classes come from its archive
 jlink_runtime "$CNI_MODULES" "$cnistage/jre" --compress=zip-6
+# glibc's own loader and the libraries the JVM links (Debian's libc6, from the base): the plugin runs
+# through them (the loader in the runtime's bin/, where the java launcher looks for its home), so a
+# host without glibc (Talos, Bottlerocket) runs it; packaging/src/launcher/flannel-launcher.c says how
+cp "$rootfs/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" "$cnistage/jre/bin/ld-linux-x86-64.so.2"
+mkdir -p "$cnistage/jre/lib/glibc"
+for l in libc.so.6 libm.so.6 libdl.so.2 libpthread.so.0 librt.so.1; do
+    cp "$rootfs/usr/lib/x86_64-linux-gnu/$l" "$cnistage/jre/lib/glibc/$l"
+done
 cp "$cni_jar" "$cnistage/cni-flannel.jar"
 cp "$repo"/cni-flannel/target/lib/*.jar "$cnistage/lib/"
 # identical files in both runtimes (libjvm.so, ...) become hard links: stored once in the layer
@@ -133,7 +141,7 @@ cp "$repo"/cni-flannel/target/lib/*.jar "$cnistage/lib/"
     fi
 done
 stamp "$cnistage"
-hash=$( (cd "$cnistage" && find . -type f | LC_ALL=C sort | xargs sha256sum; cat "$here/src/image/opt/jflannel/cni/flannel.in") \
+hash=$( (cd "$cnistage" && find . -type f | LC_ALL=C sort | xargs sha256sum; cat "$here/src/launcher/flannel-launcher.c" "$here/plugin-file.sh") \
         | sha256sum | cut -c1-12)
 cnibundle="jflannel-$hash"
 mv "$cnistage/jre" "$work/cni-jre"
@@ -183,18 +191,20 @@ in_rootfs "$d/jre/bin/java" -Xint -XX:-UsePerfData -Xss512k -Xshare:dump -XX:Sha
     || { tail "$work/cds-cni.log" >&2; exit 1; }
 mv "$rootfs$d/flannel.jsa" "$opt/cni/$cnibundle/flannel.jsa"
 rm -rf "$rootfs/opt/cni" "$rootfs/tmp/cds" "$rootfs"/tmp/hsperfdata_* "$rootfs"/tmp/flannel-cds*
-cds="-Xshare:auto -XX:SharedArchiveFile=\"\$dir/flannel.jsa\" -Xlog:cds=off -Xlog:cds+dynamic=off"
-sed -e "s|@BUNDLE@|$cnibundle|g" -e "s|@CDS@|$cds|" "$here/src/image/opt/jflannel/cni/flannel.in" > "$opt/cni/flannel"
-chmod 0755 "$opt/cni/flannel"
 chmod -R a+rX "$opt"
+# the plugin as one file: the static launcher + the bundle as its payload (packaging/plugin-file.sh);
+# install-cni-plugin copies it with the unpacked bundle beside it, upstream's init container copies
+# /flannel (the same file, a hard link) alone and the first run unpacks the bundle
+stamp "$rootfs"
+log "CNI plugin file: static launcher + $cnibundle"
+"$here/plugin-file.sh" "$opt/cni/$cnibundle" "$hash" "$opt/cni/flannel"
+ln -f "$opt/cni/flannel" "$rootfs/flannel"
+# upstream's paths (its kube-flannel.yml runs these): /opt/bin/flanneld, /opt/bin/install-conf SRC DST
+mkdir -p "$rootfs/opt/bin"
+ln -sfn ../jflannel/bin/flanneld "$rootfs/opt/bin/flanneld"
+install -m 0755 "$here/src/image/opt/bin/install-conf" "$rootfs/opt/bin/install-conf"
 
-# the CNI bundle's minimum glibc: the highest GLIBC_x.y any of its ELF files asks for (objdump -T)
-glibc=$(find "$opt/cni" -type f -exec sh -c 'head -c4 "$1" | grep -q ELF' sh {} \; -print \
-        | xargs objdump -T 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n 1)
-echo "$glibc" > "$opt/cni/$cnibundle/GLIBC_MIN"
-log "CNI bundle $cnibundle needs glibc >= $glibc"
-
-repack "jflannel $version: flanneld, the CNI bundle $cnibundle, AppCDS archives"
+repack "jflannel $version: flanneld, the CNI plugin ($cnibundle, /flannel), AppCDS archives, upstream's /opt/bin"
 log "layer 3 (application) done"
 
 umoci config --image "$layout:$version" --no-history --created "$created" --author "jflannel" \

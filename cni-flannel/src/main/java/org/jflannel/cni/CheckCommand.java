@@ -27,7 +27,7 @@ final class CheckCommand implements Command {
             throw e.wrap("failed to parse netconf: ");
         }
         if (conf.prevResult() != null) {
-            config.put("prevResult", conf.prevResult());
+            config.put("prevResult", CheckRoutes.withGateways(conf.prevResult()));
             bytes = GoJsonWriter.compact(config);
         }
         DelegateExec exec = inv.delegates();

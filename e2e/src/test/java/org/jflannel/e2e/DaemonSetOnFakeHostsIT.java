@@ -93,6 +93,13 @@ class DaemonSetOnFakeHostsIT {
                 installedPluginAndConflist(n, cniConf);
                 probesAnswer(cluster, n);
                 subnetEnvAndDevice(cluster, n, netConf);
+                exactlyTheManifestsCapabilities(cluster, n);
+            }
+            if (netConf.path("Backend").path("Type").asText().equals("udp")) {
+                for (DaemonSetCluster.Node n : cluster.nodes()) { // as shipped: the packet threads, no kernel datapath asked for
+                    assertThat(n.daemon().logTail(400)).as("udp network on %s", n.name())
+                            .contains("udp network registered").contains("kernel=false").doesNotContain("udp kernel datapath");
+                }
             }
 
             PingMatrix matrix = cluster.pingMatrix();
@@ -126,6 +133,35 @@ class DaemonSetOnFakeHostsIT {
         assertThat(answer.path("supportedVersions").toString()).as("VERSION of the installed plugin on %s", n.name())
                 .contains("\"" + version + "\"");
     }
+
+    /**
+     * Least privilege: an unprivileged kube-flannel runs with exactly its manifest's
+     * {@code capabilities.add}, effective and bounding (the harness gives no more), and works.
+     */
+    private static void exactlyTheManifestsCapabilities(DaemonSetCluster cluster, DaemonSetCluster.Node n) throws Exception {
+        var c = ManifestChecks.flannel(cluster.podSpec());
+        var sc = c.getSecurityContext();
+        if (sc == null || Boolean.TRUE.equals(sc.getPrivileged())) {
+            return;
+        }
+        long expected = 0;
+        for (String cap : sc.getCapabilities().getAdd()) {
+            expected |= 1L << CAPABILITY_BITS.get(cap.replaceFirst("^CAP_", ""));
+        }
+        Map<String, Long> caps = new java.util.HashMap<>();
+        for (String l : Files.readAllLines(Path.of("/proc/" + n.daemon().pid() + "/status"))) {
+            if (l.startsWith("Cap")) {
+                caps.put(l.substring(0, l.indexOf(':')), Long.parseUnsignedLong(l.substring(l.indexOf(':') + 1).strip(), 16));
+            }
+        }
+        assertThat(caps.get("CapEff")).as("%s: kube-flannel's effective capabilities vs %s", n.name(), sc.getCapabilities().getAdd())
+                .isEqualTo(expected);
+        assertThat(caps.get("CapBnd")).as("%s: kube-flannel's bounding set", n.name()).isEqualTo(expected);
+    }
+
+    /** linux/capability.h numbers of the capabilities our manifests name. */
+    private static final Map<String, Integer> CAPABILITY_BITS = Map.of("NET_ADMIN", 12, "NET_RAW", 13, "SYS_ADMIN", 21,
+            "BPF", 39, "PERFMON", 38);
 
     private static void probesAnswer(DaemonSetCluster cluster, DaemonSetCluster.Node n) throws Exception {
         DaemonSetCluster.Probe healthz = cluster.probe(n, "/healthz");

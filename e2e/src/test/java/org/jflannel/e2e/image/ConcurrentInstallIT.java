@@ -52,10 +52,10 @@ class ConcurrentInstallIT {
             Cmd.run(WITHIN, List.of("cp", "-a", image.rootfs.resolve("opt/jflannel/cni").toString(), v2src.toString())).orThrow();
             String v2 = "jflannel-" + (v1.endsWith("0") ? "111111111111" : "000000000000");
             Files.move(v2src.resolve(v1), v2src.resolve(v2));
-            Files.writeString(v2src.resolve("flannel"), Files.readString(v2src.resolve("flannel")).replace(v1, v2));
+            UnpackedImage.renameTrailerBundle(v2src.resolve("flannel"), v2);
 
             assertThat(install(image, cniBin, null).exitCode()).isZero();
-            assertThat(Files.readString(cniBin.resolve("flannel"))).contains(v1);
+            assertThat(UnpackedImage.trailerBundle(cniBin.resolve("flannel"))).isEqualTo(v1);
 
             String node = NetnsNames.unique("cinode");
             Cmd.run(WITHIN, List.of("ip", "netns", "add", node)).orThrow();
@@ -99,7 +99,8 @@ class ConcurrentInstallIT {
             assertThat(installs).isPositive();
             assertThat(ok + failedCleanly).isEqualTo(PODS);
             // the launcher names a whole bundle, and the one before it is still there
-            String named = Files.readString(cniBin.resolve("flannel")).contains(v2) ? v2 : v1;
+            String named = UnpackedImage.trailerBundle(cniBin.resolve("flannel"));
+            assertThat(named).isIn(v1, v2);
             assertThat(cniBin.resolve(named).resolve("jre/bin/java")).isExecutable();
             try (var s = Files.list(cniBin)) {
                 assertThat(s.map(p -> p.getFileName().toString())).noneMatch(n -> n.startsWith(".jflannel-tmp-"));

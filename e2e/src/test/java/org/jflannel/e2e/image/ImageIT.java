@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The built image (packaging/target/jflannel-image.oci.tar), unpacked with umoci: its layout, flanneld
  * and the CNI plugin running inside it (chroot), its AppCDS archives mapping, the installed plugin
- * running on a host without Java, the bundle's minimum glibc, and the iptables mode choice.
+ * running on a host without Java, the plugin needing nothing of the host, and the iptables mode choice.
  */
 @Tag("e2e")
 class ImageIT {
@@ -53,9 +53,18 @@ class ImageIT {
         assertThat(r.resolve("opt/jflannel/app/flanneld-etcd.jsa")).isRegularFile();
         assertThat(r.resolve("opt/jflannel/app/flanneld-kube.jsa")).isRegularFile();
         assertThat(r.resolve("opt/jflannel/cni/flannel")).isExecutable();
-        assertThat(Files.readString(r.resolve("opt/jflannel/cni/flannel"))).contains(bundle);
+        assertThat(UnpackedImage.trailerBundle(r.resolve("opt/jflannel/cni/flannel"))).isEqualTo(bundle);
+        // upstream's paths: its kube-flannel.yml runs these
+        assertThat(r.resolve("flannel")).isExecutable();
+        assertThat(Files.getAttribute(r.resolve("flannel"), "unix:ino"))
+                .as("/flannel is the plugin file itself").isEqualTo(Files.getAttribute(r.resolve("opt/jflannel/cni/flannel"), "unix:ino"));
+        assertThat(r.resolve("opt/bin/flanneld")).isExecutable();
+        assertThat(r.resolve("opt/bin/install-conf")).isExecutable();
+        assertThat(r.resolve("usr/bin/cp")).isExecutable();
         Path b = r.resolve("opt/jflannel/cni").resolve(bundle);
         assertThat(b.resolve("jre/bin/java")).isExecutable();
+        assertThat(b.resolve("jre/bin/ld-linux-x86-64.so.2")).isExecutable();
+        assertThat(b.resolve("jre/lib/glibc/libc.so.6")).isRegularFile();
         assertThat(b.resolve("cni-flannel.jar")).isRegularFile();
         assertThat(b.resolve("lib/core.jar")).isRegularFile();
         assertThat(b.resolve("flannel.jsa")).isRegularFile();
@@ -127,14 +136,56 @@ class ImageIT {
     }
 
     @Test
-    void cniBundleNeedsOnlyAnOldGlibc() throws Exception {
+    void oneFilePluginUnpacksItsBundleOnceWhenFirstRunsRace() throws Exception {
+        Path bin = Files.createDirectories(host.resolve("opt/cni/bin"));
+        Files.copy(image.rootfs.resolve("flannel"), bin.resolve("flannel"), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            List<java.util.concurrent.Future<Cmd.Result>> runs = new java.util.ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                runs.add(pool.submit(() -> Cmd.run(WITHIN, List.of("env", "-i", "CNI_COMMAND=VERSION", bin.resolve("flannel").toString()),
+                        Map.of(), VERSION_CONF)));
+            }
+            for (var f : runs) {
+                Cmd.Result r = f.get(3, java.util.concurrent.TimeUnit.MINUTES);
+                assertThat(r.exitCode()).as(r.stderr()).isZero();
+                assertThat(r.stdout()).contains("\"supportedVersions\"");
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        try (var s = Files.list(bin)) {
+            assertThat(s.map(p -> p.getFileName().toString()).sorted().toList()).as("one bundle, no leftovers")
+                    .containsExactly(".jflannel-install.lock", "flannel", image.bundle());
+        }
+        // a damaged file: a CNI error on stdout, not a crash
+        Path cut = host.resolve("cut/flannel");
+        Files.createDirectories(cut.getParent());
+        try (var in = Files.newInputStream(bin.resolve("flannel"))) {
+            Files.write(cut, in.readNBytes(200_000));
+        }
+        cut.toFile().setExecutable(true);
+        Cmd.Result broken = Cmd.run(WITHIN, List.of("env", "-i", "CNI_COMMAND=VERSION", cut.toString()), Map.of(), VERSION_CONF);
+        assertThat(broken.exitCode()).isEqualTo(1);
+        assertThat(broken.stdout()).contains("\"code\":999").contains("carries no bundle");
+    }
+
+    @Test
+    void pluginNeedsNothingFromTheHost() throws Exception {
+        Path launcher = image.rootfs.resolve("opt/jflannel/cni/flannel");
+        String file = Cmd.run(WITHIN, List.of("file", "-b", launcher.toString())).orThrow().stdout();
+        assertThat(file).as("the launcher").contains("statically linked");
+        // every library any ELF file of the bundle links is in the bundle: glibc's from jre/lib/glibc, its
+        // loader (which libc names) in jre/bin, where the launcher runs it from
         Path bundle = image.rootfs.resolve("opt/jflannel/cni").resolve(image.bundle());
-        int[] glibc = UnpackedImage.minimumGlibc(bundle);
-        System.out.printf("CNI bundle %s: minimum glibc %d.%d%n", bundle.getFileName(), glibc[0], glibc[1]);
-        // Temurin builds against glibc 2.17 (CentOS 7): the hosts Kubernetes runs on all have that
-        assertThat(glibc[0]).isEqualTo(2);
-        assertThat(glibc[1]).isBetween(2, 17);
-        assertThat(Files.readString(bundle.resolve("GLIBC_MIN")).strip()).isEqualTo(glibc[0] + "." + glibc[1]);
+        java.util.Set<String> needed = UnpackedImage.neededLibraries(bundle);
+        java.util.Set<String> present = new java.util.TreeSet<>();
+        try (var s = Files.walk(bundle.resolve("jre"))) {
+            s.filter(Files::isRegularFile).forEach(p -> present.add(p.getFileName().toString()));
+        }
+        System.out.println("CNI bundle " + bundle.getFileName() + ": needs " + needed);
+        assertThat(needed).contains("libc.so.6", "libjvm.so", "ld-linux-x86-64.so.2");
+        assertThat(present).as("libraries in the bundle").containsAll(needed);
     }
 
     @Test

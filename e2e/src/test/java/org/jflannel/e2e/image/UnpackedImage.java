@@ -12,7 +12,7 @@ import org.jflannel.testsupport.image.ImageRootfs;
 
 /** The built image unpacked once per test class into a temp dir, removed after it. */
 final class UnpackedImage implements AutoCloseable {
-    private static final Pattern GLIBC = Pattern.compile("GLIBC_([0-9]+)\\.([0-9]+)");
+    private static final Pattern NEEDED = Pattern.compile("NEEDED\\s+(\\S+)");
 
     final Path dir;
     final Path rootfs;
@@ -41,11 +41,34 @@ final class UnpackedImage implements AutoCloseable {
         }
     }
 
-    /**
-     * The highest GLIBC_x.y symbol version any ELF file under {@code dir} needs (objdump -T), as
-     * {@code {major, minor}}; the minimum glibc a host must have to run it.
-     */
-    static int[] minimumGlibc(Path dir) throws IOException, InterruptedException {
+    /** The bundle a one-file plugin's trailer names (packaging/plugin-file.sh: "JFLNPAY1", offset, size, id). */
+    static String trailerBundle(Path plugin) throws IOException {
+        byte[] all;
+        try (var ch = java.nio.channels.FileChannel.open(plugin)) {
+            java.nio.ByteBuffer t = java.nio.ByteBuffer.allocate(48);
+            ch.read(t, ch.size() - 48);
+            all = t.array();
+        }
+        String trailer = new String(all, java.nio.charset.StandardCharsets.ISO_8859_1);
+        if (!trailer.startsWith("JFLNPAY1")) {
+            throw new IOException(plugin + ": no trailer");
+        }
+        return "jflannel-" + trailer.substring(24, 36);
+    }
+
+    /** Makes a one-file plugin name another bundle: its trailer's id rewritten in place. */
+    static void renameTrailerBundle(Path plugin, String bundle) throws IOException {
+        if (!bundle.matches("jflannel-[0-9a-f]{12}")) {
+            throw new IllegalArgumentException("bundle: expected jflannel-<12 hex digits>, got " + bundle);
+        }
+        try (var ch = java.nio.channels.FileChannel.open(plugin, java.nio.file.StandardOpenOption.WRITE)) {
+            ch.write(java.nio.ByteBuffer.wrap(bundle.substring(9).getBytes(java.nio.charset.StandardCharsets.US_ASCII)),
+                    ch.size() - 24);
+        }
+    }
+
+    /** Every DT_NEEDED library of every ELF file under {@code dir} (objdump -p). */
+    static java.util.Set<String> neededLibraries(Path dir) throws IOException, InterruptedException {
         List<String> elves = new ArrayList<>();
         try (Stream<Path> s = Files.walk(dir)) {
             for (Path p : (Iterable<Path>) s::iterator) {
@@ -57,20 +80,15 @@ final class UnpackedImage implements AutoCloseable {
         if (elves.isEmpty()) {
             throw new IOException("no ELF file under " + dir);
         }
-        List<String> cmd = new ArrayList<>(List.of("objdump", "-T"));
+        List<String> cmd = new ArrayList<>(List.of("objdump", "-p"));
         cmd.addAll(elves);
         String out = org.jflannel.testsupport.cluster.Cmd.run(java.time.Duration.ofMinutes(2), cmd).orThrow().stdout();
-        int[] max = {0, 0};
-        Matcher m = GLIBC.matcher(out);
+        java.util.Set<String> needed = new java.util.TreeSet<>();
+        Matcher m = NEEDED.matcher(out);
         while (m.find()) {
-            int major = Integer.parseInt(m.group(1));
-            int minor = Integer.parseInt(m.group(2));
-            if (major > max[0] || (major == max[0] && minor > max[1])) {
-                max[0] = major;
-                max[1] = minor;
-            }
+            needed.add(m.group(1));
         }
-        return max;
+        return needed;
     }
 
     private static boolean isElf(Path p) throws IOException {

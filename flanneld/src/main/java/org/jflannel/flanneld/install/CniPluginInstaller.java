@@ -1,6 +1,7 @@
 package org.jflannel.flanneld.install;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
@@ -15,14 +16,12 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.jflannel.core.AtomicFile;
 
 /**
  * {@code flanneld install-cni-plugin [DEST_DIR]}: puts the self-contained CNI plugin (the image's
@@ -49,6 +48,9 @@ public final class CniPluginInstaller {
     private static final String LOCK = ".jflannel-install.lock";
     private static final String TMP_PREFIX = ".jflannel-tmp-";
     private static final String TRASH_PREFIX = ".jflannel-old-";
+    /** The one-file plugin's trailer (packaging/plugin-file.sh): magic, payload offset and size, bundle id. */
+    private static final String TRAILER_MAGIC = "JFLNPAY1";
+    private static final int TRAILER_SIZE = 48;
 
     /** What an install did. */
     public record Result(Path dest, String bundle, boolean bundleCopied, boolean launcherChanged, List<String> removed) {
@@ -120,12 +122,12 @@ public final class CniPluginInstaller {
             copied = true;
         }
 
-        byte[] content = Files.readAllBytes(source.resolve(LAUNCHER));
+        // the launcher carries the bundle as its payload (tens of MB): compared and copied as streams
         boolean launcherChanged = false;
         if (!(Files.isRegularFile(launcherDest, LinkOption.NOFOLLOW_LINKS)
-                && Arrays.equals(Files.readAllBytes(launcherDest), content)
+                && Files.mismatch(launcherDest, source.resolve(LAUNCHER)) == -1L
                 && Files.isExecutable(launcherDest))) {
-            AtomicFile.write(launcherDest, content, "rwxr-xr-x", "rwxr-xr-x");
+            copyAtomically(source.resolve(LAUNCHER), launcherDest);
             launcherChanged = true;
         }
 
@@ -148,13 +150,53 @@ public final class CniPluginInstaller {
         return new Result(dest, bundle, copied, launcherChanged, removed);
     }
 
-    /** The bundle a launcher names, if it is one of ours. */
+    /**
+     * The bundle a launcher names, if it is one of ours: the id in the trailer of the one-file plugin
+     * (packaging/plugin-file.sh: "JFLNPAY1", offset, size, id), or the name in an older shell launcher.
+     */
     static Optional<String> namedBundle(Path launcher) throws IOException {
-        if (!Files.isRegularFile(launcher, LinkOption.NOFOLLOW_LINKS) || Files.size(launcher) > 64 * 1024) {
+        if (!Files.isRegularFile(launcher, LinkOption.NOFOLLOW_LINKS)) {
+            return Optional.empty();
+        }
+        long size = Files.size(launcher);
+        if (size >= TRAILER_SIZE) {
+            ByteBuffer t = ByteBuffer.allocate(TRAILER_SIZE);
+            try (FileChannel ch = FileChannel.open(launcher, StandardOpenOption.READ)) {
+                while (t.hasRemaining() && ch.read(t, size - TRAILER_SIZE + t.position()) > 0) {
+                    // reads the trailer whole
+                }
+            }
+            String trailer = new String(t.array(), StandardCharsets.ISO_8859_1);
+            if (trailer.startsWith(TRAILER_MAGIC)) {
+                Matcher m = BUNDLE.matcher("jflannel-" + trailer.substring(24, 36));
+                return m.matches() ? Optional.of(m.group()) : Optional.empty();
+            }
+        }
+        if (size > 64 * 1024) {
             return Optional.empty();
         }
         Matcher m = BUNDLE.matcher(new String(Files.readAllBytes(launcher), StandardCharsets.UTF_8));
         return m.find() ? Optional.of(m.group()) : Optional.empty();
+    }
+
+    /** A temporary file beside {@code target}, the content streamed in, fsync, chmod 0755, rename, directory fsync. */
+    private static void copyAtomically(Path from, Path target) throws IOException {
+        Path tmp = Files.createTempFile(target.getParent(), "." + target.getFileName() + ".", ".tmp");
+        boolean renamed = false;
+        try {
+            Files.copy(from, tmp, StandardCopyOption.REPLACE_EXISTING);
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+                ch.force(true);
+            }
+            Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            renamed = true;
+        } finally {
+            if (!renamed) {
+                Files.deleteIfExists(tmp);
+            }
+        }
+        fsync(target.getParent());
     }
 
     /** The most recently installed other bundle: kept when the launcher names the current one already. */

@@ -61,6 +61,36 @@ class CniPluginInstallerTest {
         assertThat((long) Files.getAttribute(dest.resolve("flannel"), "unix:ino")).isEqualTo(launcherInode);
     }
 
+    /** The one-file plugin: launcher bytes, a payload larger than 64 KiB, then the 48-byte trailer naming the bundle. */
+    private static void oneFilePlugin(Path file, String hash) throws IOException {
+        java.nio.ByteBuffer trailer = java.nio.ByteBuffer.allocate(48).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        trailer.put("JFLNPAY1".getBytes(java.nio.charset.StandardCharsets.US_ASCII)).putLong(16).putLong(100_000)
+                .put(hash.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        byte[] content = new byte[16 + 100_000 + 48];
+        System.arraycopy(trailer.array(), 0, content, content.length - 48, 48);
+        Files.write(file, content);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    @Test
+    void upgradeFromTheOneFilePluginKeepsTheBundleItsTrailerNames() throws IOException {
+        Path dest = tmp.resolve("bin1");
+        Path v1 = source("f1", "444444444444", "jar v1");
+        oneFilePlugin(v1.resolve("flannel"), "444444444444");
+        CniPluginInstaller.install(v1, dest);
+        CniPluginInstaller.install(source("f2", "555555555555", "jar v2"), dest);
+        Path v3 = source("f3", "666666666666", "jar v3");
+        oneFilePlugin(v3.resolve("flannel"), "666666666666");
+        assertThat(CniPluginInstaller.namedBundle(v3.resolve("flannel"))).contains("jflannel-666666666666");
+
+        CniPluginInstaller.Result third = CniPluginInstaller.install(v3, dest);
+
+        assertThat(third.launcherChanged()).isTrue();
+        assertThat(third.removed()).containsExactly("jflannel-444444444444");
+        assertThat(Files.mismatch(dest.resolve("flannel"), v3.resolve("flannel"))).isEqualTo(-1L);
+        assertThat(CniPluginInstaller.namedBundle(dest.resolve("flannel"))).contains("jflannel-666666666666");
+    }
+
     @Test
     void upgradeKeepsThePreviousBundleAndRemovesOlderOnes() throws IOException {
         Path dest = tmp.resolve("bin");

@@ -57,6 +57,7 @@ public final class DaemonSetCluster implements AutoCloseable {
 
     private final RenderedManifests manifests;
     private final UnpackedImage image;
+    private final java.util.function.Function<Container, UnpackedImage> images;
     private final ClusterNames names;
     private final Path runDir;
     private final Topology topology;
@@ -69,11 +70,13 @@ public final class DaemonSetCluster implements AutoCloseable {
     private KubeMockServer api;
     private ApiServerTls tls;
 
-    private DaemonSetCluster(RenderedManifests manifests, UnpackedImage image, ClusterNames names, Path runDir,
+    private DaemonSetCluster(RenderedManifests manifests, UnpackedImage image,
+                             java.util.function.Function<Container, UnpackedImage> images, ClusterNames names, Path runDir,
                              Consumer<String> progress) {
         this.manifests = manifests;
         this.names = names;
         this.image = image;
+        this.images = images;
         this.runDir = runDir;
         this.topology = new Topology(names, runDir);
         this.progress = progress;
@@ -82,11 +85,23 @@ public final class DaemonSetCluster implements AutoCloseable {
     /** Builds the nodes, runs the DaemonSet's pod on each, waits for readiness, attaches {@code podsPerNode} pods per node. */
     public static DaemonSetCluster start(RenderedManifests manifests, UnpackedImage image, Path runBase, int nodeCount,
                                          int podsPerNode, Consumer<String> progress) throws Exception {
+        return start(manifests, image, Map.of(), runBase, nodeCount, podsPerNode, progress);
+    }
+
+    /**
+     * As {@link #start(RenderedManifests, UnpackedImage, Path, int, int, Consumer)}, with a container whose
+     * {@code image:} is a key of {@code byImage} run from that image instead (e.g. upstream's plugin image).
+     */
+    public static DaemonSetCluster start(RenderedManifests manifests, UnpackedImage image, Map<String, UnpackedImage> byImage,
+                                         Path runBase, int nodeCount, int podsPerNode, Consumer<String> progress)
+            throws Exception {
+        Map<String, UnpackedImage> images = Map.copyOf(byImage);
         StaleRuns.sweep(runBase, progress);
         ClusterNames names = ClusterNames.random();
         Path runDir = Files.createDirectories(runBase.resolve("jflannel-" + names.id()));
         StaleRuns.claim(runDir);
-        DaemonSetCluster c = new DaemonSetCluster(manifests, image, names, runDir, progress);
+        DaemonSetCluster c = new DaemonSetCluster(manifests, image,
+                container -> images.getOrDefault(String.valueOf(container.getImage()), image), names, runDir, progress);
         Runtime.getRuntime().addShutdownHook(c.shutdownHook);
         try {
             c.boot(nodeCount, podsPerNode);
@@ -111,9 +126,17 @@ public final class DaemonSetCluster implements AutoCloseable {
                 .orElseThrow(() -> new IllegalStateException("DaemonSet has no container kube-flannel"));
     }
 
+    /** Whether kube-flannel has a readiness probe (upstream's v0.20.2 manifest has none, nor a healthz port). */
+    public boolean hasProbes() {
+        return flannelContainer().getReadinessProbe() != null && flannelContainer().getReadinessProbe().getHttpGet() != null;
+    }
+
     /** The port the readiness probe hits (a named containerPort resolved), as kubelet would. */
     public int probePort() {
         Container c = flannelContainer();
+        if (!hasProbes()) {
+            throw new IllegalStateException(manifests.source() + ": kube-flannel has no readiness probe");
+        }
         HTTPGetAction get = c.getReadinessProbe().getHttpGet();
         if (get.getPort().getIntVal() != null) {
             return get.getPort().getIntVal();
@@ -152,7 +175,8 @@ public final class DaemonSetCluster implements AutoCloseable {
         }
         for (Node n : nodes) {
             awaitReady(n);
-            progress.accept(n.name() + ": /readyz 200 on port " + probePort() + ", " + subnetEnv(n).get("FLANNEL_SUBNET"));
+            progress.accept(n.name() + (hasProbes() ? ": /readyz 200 on port " + probePort() : ": subnet.env written (no probe)")
+                    + ", " + subnetEnv(n).get("FLANNEL_SUBNET"));
         }
         for (Node n : nodes) {
             for (int j = 1; j <= podsPerNode; j++) {
@@ -182,7 +206,7 @@ public final class DaemonSetCluster implements AutoCloseable {
         Map<String, String> kubelet = Map.of("HOSTNAME", name, "KUBERNETES_SERVICE_HOST", "127.0.0.1",
                 "KUBERNETES_SERVICE_PORT", Integer.toString(API_PORT), "KUBERNETES_SERVICE_PORT_HTTPS",
                 Integer.toString(API_PORT), "KUBERNETES_PORT", "tcp://127.0.0.1:" + API_PORT);
-        PodRunner pod = new PodRunner(image, podSpec(), new PodRunner.Identity(podName, NAMESPACE, name, ClusterNames.nodeIp(i)),
+        PodRunner pod = new PodRunner(images, podSpec(), new PodRunner.Identity(podName, NAMESPACE, name, ClusterNames.nodeIp(i)),
                 names.node(i), host, dir.resolve("pod"), configMaps, secrets, kubelet, saDir);
         pod.runInitContainers();
         progress.accept(name + ": init containers done: " + podSpec().getInitContainers().stream().map(Container::getName).toList());
@@ -241,6 +265,9 @@ public final class DaemonSetCluster implements AutoCloseable {
             if (!n.daemon().isAlive()) {
                 throw new Wait.Abort("kube-flannel on " + n.name() + " exited " + n.daemon().exitCode().orElse(-1)
                         + "; log tail:\n" + n.daemon().logTail(40));
+            }
+            if (!hasProbes()) { // as kubelet: running is ready; the pods need the node's subnet.env
+                return Files.isRegularFile(n.host().path("/run/flannel/subnet.env"));
             }
             try {
                 return probe(n, "/readyz").status() == 200;

@@ -30,10 +30,11 @@ import java.util.regex.Pattern;
  * written as kubelet writes them, the service-account token when the pod mounts one), its env
  * resolved (values, {@code $(VAR)} references, fieldRefs, configMap and secret keys) on top of the
  * image's and the kubelet's variables, in the node's network namespace (only {@code hostNetwork}
- * pods). A container that is not {@code privileged} runs with the capabilities a container runtime
- * gives (containerd's default set, plus {@code securityContext.capabilities.add}, minus {@code drop})
- * as its bounding set ({@code setpriv}) and a read-only {@code /proc/sys}, so a missing capability in
- * the manifest fails here as on a node. Each container gets a private mount namespace ({@code unshare --mount}), so nothing is
+ * pods). A container that is not {@code privileged} runs with a read-only {@code /proc/sys} and, as
+ * its bounding and effective set ({@code setpriv}, after the chroot), exactly its
+ * {@code securityContext.capabilities.add} (minus {@code drop}) when it lists any, stricter than a
+ * runtime, which adds them to its default set, so the manifest's list is proved sufficient; else the
+ * runtime's default set (containerd's) minus {@code drop}. Each container gets a private mount namespace ({@code unshare --mount}), so nothing is
  * mounted on this machine. Init containers run in order and must exit 0.
  */
 public final class PodRunner {
@@ -52,7 +53,7 @@ public final class PodRunner {
     public record Identity(String podName, String namespace, String nodeName, String nodeIp) {
     }
 
-    private final UnpackedImage image;
+    private final java.util.function.Function<Container, UnpackedImage> images;
     private final PodSpec spec;
     private final Identity who;
     private final String netns;
@@ -72,10 +73,17 @@ public final class PodRunner {
     public PodRunner(UnpackedImage image, PodSpec spec, Identity who, String netns, FakeHost host, Path dir,
                      List<ConfigMap> configMaps, List<Secret> secrets, Map<String, String> kubeletEnv,
                      Path serviceAccountDir) throws IOException {
+        this(c -> image, spec, who, netns, host, dir, configMaps, secrets, kubeletEnv, serviceAccountDir);
+    }
+
+    /** {@code images}: the unpacked image each container runs from (its {@code image:}, as the runtime pulls it). */
+    public PodRunner(java.util.function.Function<Container, UnpackedImage> images, PodSpec spec, Identity who, String netns,
+                     FakeHost host, Path dir, List<ConfigMap> configMaps, List<Secret> secrets, Map<String, String> kubeletEnv,
+                     Path serviceAccountDir) throws IOException {
         if (!Boolean.TRUE.equals(spec.getHostNetwork())) {
             throw new IllegalArgumentException("pod " + who.podName() + ": only hostNetwork pods run here");
         }
-        this.image = image;
+        this.images = images;
         this.spec = spec;
         this.who = who;
         this.netns = netns;
@@ -118,6 +126,13 @@ public final class PodRunner {
     }
 
     private Path hostPath(HostPathVolumeSource hp) throws IOException {
+        if (hp.getPath().startsWith("/dev/")) { // a fake node's devices are this machine's
+            Path dev = Path.of(hp.getPath());
+            if (!Files.exists(dev)) {
+                throw new IOException("hostPath " + hp.getPath() + " does not exist on this machine");
+            }
+            return dev;
+        }
         Path p = host.path(hp.getPath());
         String type = hp.getType() == null ? "" : hp.getType();
         switch (type) {
@@ -190,7 +205,7 @@ public final class PodRunner {
     /** The resolved environment of container {@code c}: image, kubelet, then the container's own (last wins). */
     public Map<String, String> env(Container c) throws IOException {
         Map<String, String> env = new LinkedHashMap<>();
-        for (String kv : image.env()) {
+        for (String kv : images.apply(c).env()) {
             int eq = kv.indexOf('=');
             env.put(kv.substring(0, eq), kv.substring(eq + 1));
         }
@@ -271,6 +286,7 @@ public final class PodRunner {
     /** {@code ip netns exec <node> unshare --mount ... sh -c <script>}: what runs container {@code c}. */
     List<String> command(Container c) throws IOException {
         Map<String, String> env = env(c);
+        UnpackedImage image = images.apply(c);
         List<String> argv = new ArrayList<>();
         c.getCommand().forEach(a -> argv.add(expand(a, env)));
         c.getArgs().forEach(a -> argv.add(expand(a, env)));
@@ -283,7 +299,7 @@ public final class PodRunner {
         Path merged = Files.createDirectories(cdir.resolve("rootfs"));
         StringBuilder s = new StringBuilder("set -eu\n");
         s.append("M=").append(q(merged.toString())).append('\n');
-        s.append("mount -t overlay overlay -o ").append(q("lowerdir=" + image.rootfs() + ",upperdir=" + upper + ",workdir=" + work))
+        s.append("mount -t overlay overlay -o ").append(q("lowerdir=" + image.lowerDirs() + ",upperdir=" + upper + ",workdir=" + work))
                 .append(" \"$M\"\n");
         s.append("mkdir -p \"$M/proc\" \"$M/sys\" \"$M/dev\"\n");
         s.append("mount -t proc proc \"$M/proc\"\n");
@@ -307,9 +323,18 @@ public final class PodRunner {
         }
         s.append("exec /usr/bin/env -i");
         env.forEach((k, v) -> s.append(' ').append(q(k + "=" + v)));
-        capabilities(c).ifPresent(caps -> s.append(" /usr/bin/setpriv --inh-caps -all --bounding-set ").append(q(caps))
-                .append(" --"));
-        s.append(" /usr/sbin/chroot \"$M\"");
+        java.util.Optional<String> caps = capabilities(c);
+        if (caps.isPresent() && Files.isExecutable(image.rootfs().resolve("usr/bin/setpriv"))) {
+            // chroot first, then the image's setpriv drops to exactly the container's set: not even
+            // SYS_CHROOT (which the chroot standing in for the runtime's pivot_root needs) stays
+            s.append(" /usr/sbin/chroot \"$M\" /usr/bin/setpriv --inh-caps -all --ambient-caps -all --bounding-set ")
+                    .append(q(caps.get())).append(" --");
+        } else {
+            // an image without setpriv: this machine's, before the chroot, which then keeps SYS_CHROOT
+            caps.ifPresent(set -> s.append(" /usr/bin/setpriv --inh-caps -all --bounding-set ").append(q(set + ",+sys_chroot"))
+                    .append(" --"));
+            s.append(" /usr/sbin/chroot \"$M\"");
+        }
         argv.forEach(a -> s.append(' ').append(q(a)));
         s.append('\n');
         Files.writeString(cdir.resolve("run.sh"), s.toString(), StandardCharsets.UTF_8); // for whoever debugs a failure
@@ -317,24 +342,31 @@ public final class PodRunner {
                 s.toString());
     }
 
-    /** setpriv's bounding set for {@code c} ({@code -all,+net_admin,...}), empty for a privileged container. */
+    /**
+     * setpriv's bounding set for {@code c} ({@code -all,+net_admin,...}), empty for a privileged container.
+     * A container that lists {@code capabilities.add} gets exactly those (minus {@code drop}), stricter
+     * than a runtime, which adds them to its default set: so a manifest's list is proved to be all its
+     * container needs (least privilege). One without gets the runtime's default set.
+     */
     static java.util.Optional<String> capabilities(Container c) {
         var sc = c.getSecurityContext();
         if (sc != null && Boolean.TRUE.equals(sc.getPrivileged())) {
             return java.util.Optional.empty();
         }
-        java.util.Set<String> caps = new java.util.TreeSet<>(RUNTIME_DEFAULT_CAPS);
-        if (sc != null && sc.getCapabilities() != null) {
-            List<String> drop = sc.getCapabilities().getDrop() == null ? List.of() : sc.getCapabilities().getDrop();
+        java.util.Set<String> caps = new java.util.TreeSet<>();
+        List<String> add = sc == null || sc.getCapabilities() == null || sc.getCapabilities().getAdd() == null ? List.of()
+                : sc.getCapabilities().getAdd();
+        if (add.isEmpty()) {
+            caps.addAll(RUNTIME_DEFAULT_CAPS);
+        }
+        add.forEach(a -> caps.add(a.replaceFirst("^CAP_", "")));
+        if (sc != null && sc.getCapabilities() != null && sc.getCapabilities().getDrop() != null) {
+            List<String> drop = sc.getCapabilities().getDrop();
             if (drop.contains("ALL")) {
-                caps.clear();
+                caps.retainAll(add.stream().map(a -> a.replaceFirst("^CAP_", "")).toList());
             }
             drop.forEach(d -> caps.remove(d.replaceFirst("^CAP_", "")));
-            if (sc.getCapabilities().getAdd() != null) {
-                sc.getCapabilities().getAdd().forEach(a -> caps.add(a.replaceFirst("^CAP_", "")));
-            }
         }
-        caps.add("SYS_CHROOT"); // for the chroot that stands in for the runtime's pivot_root; not the container's
         StringBuilder b = new StringBuilder("-all");
         caps.forEach(cap -> b.append(",+").append(cap.toLowerCase(java.util.Locale.ROOT)));
         return java.util.Optional.of(b.toString());

@@ -15,11 +15,35 @@ import org.jflannel.testsupport.image.ImageRootfs;
  * ({@code PATH}, ...). Containers run on copy-on-write overlays of it ({@link PodRunner}), never on
  * the root file system itself.
  */
-public record UnpackedImage(Path rootfs, List<String> env) {
+public record UnpackedImage(Path rootfs, List<String> env, List<Path> layersAbove) {
     public static final String DEFAULT_PATH = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
+    /** {@code layersAbove}: directories laid over the root filesystem, topmost first (overlayfs lower layers). */
     public UnpackedImage {
         env = List.copyOf(env);
+        layersAbove = List.copyOf(layersAbove);
+    }
+
+    public UnpackedImage(Path rootfs, List<String> env) {
+        this(rootfs, env, List.of());
+    }
+
+    /**
+     * This image with {@code layer} on top, as an image built {@code FROM} it would be (e.g. upstream's Go
+     * plugin at {@code /flannel}); the same root filesystem underneath, nothing copied.
+     */
+    public UnpackedImage withLayer(Path layer) {
+        List<Path> layers = new ArrayList<>();
+        layers.add(layer);
+        layers.addAll(layersAbove);
+        return new UnpackedImage(rootfs, env, layers);
+    }
+
+    /** overlayfs's {@code lowerdir=} value: the layers above, then the root filesystem. */
+    public String lowerDirs() {
+        StringBuilder b = new StringBuilder();
+        layersAbove.forEach(l -> b.append(l).append(':'));
+        return b.append(rootfs).toString();
     }
 
     /** The archive {@code bin/image} and the packaging module build ({@code -Djflannel.image} overrides). */

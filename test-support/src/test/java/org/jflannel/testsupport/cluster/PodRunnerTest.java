@@ -22,15 +22,23 @@ class PodRunnerTest {
     }
 
     @Test
-    void unprivilegedContainerGetsRuntimeDefaultsPlusAddedMinusDropped() {
+    void unprivilegedContainerThatAddsCapabilitiesGetsExactlyThose() {
         Container c = new ContainerBuilder().withName("kube-flannel").withNewSecurityContext().withPrivileged(false)
                 .withNewCapabilities().addToAdd("NET_ADMIN", "NET_RAW").addToDrop("MKNOD").endCapabilities()
                 .endSecurityContext().build();
 
-        String caps = PodRunner.capabilities(c).orElseThrow();
+        assertThat(PodRunner.capabilities(c)).hasValue("-all,+net_admin,+net_raw");
+    }
 
-        assertThat(caps).startsWith("-all,").contains("+net_admin", "+net_raw", "+sys_chroot", "+chown")
-                .doesNotContain("+mknod", "+sys_admin");
+    @Test
+    void containerWithoutAddedCapabilitiesGetsTheRuntimeDefaultsMinusDropped() {
+        Container plain = new ContainerBuilder().withName("install-cni").build();
+        Container dropping = new ContainerBuilder().withName("c").withNewSecurityContext().withNewCapabilities()
+                .addToDrop("MKNOD").endCapabilities().endSecurityContext().build();
+
+        assertThat(PodRunner.capabilities(plain).orElseThrow()).startsWith("-all,").contains("+chown", "+net_raw", "+mknod")
+                .doesNotContain("+net_admin", "+sys_admin");
+        assertThat(PodRunner.capabilities(dropping).orElseThrow()).contains("+chown").doesNotContain("+mknod");
     }
 
     @Test
@@ -40,7 +48,7 @@ class PodRunnerTest {
         Container privileged = new ContainerBuilder().withName("c").withNewSecurityContext().withPrivileged(true)
                 .endSecurityContext().build();
 
-        assertThat(PodRunner.capabilities(dropAll)).hasValue("-all,+net_admin,+sys_chroot");
+        assertThat(PodRunner.capabilities(dropAll)).hasValue("-all,+net_admin");
         assertThat(PodRunner.capabilities(privileged)).isEmpty();
     }
 
