@@ -88,8 +88,7 @@ class NetConfErrorTest {
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"vxlan\",\"DirectRouting\":0}}", "Backend.DirectRouting", "expected true or false, got 0"),
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"udp\",\"Port\":0}}", "Backend.Port", "expected 1..65535, got 0"),
                 // backend type
-                bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"ipip\"}}", "Backend.Type", "backend ipip is not supported; supported: vxlan, udp, host-gw"),
-                bad(KUBE, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"wireguard\"}}", "Backend.Type", "backend wireguard is not supported; supported: vxlan, udp, host-gw"),
+                bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"ipip\"}}", "Backend.Type", "backend ipip is not supported; supported: vxlan, udp, host-gw, wireguard"),
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{}}", "Backend.Type", "unknown backend type: "),
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":null}", "Backend.Type", "unknown backend type: "),
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"\"}}", "Backend.Type", "unknown backend type: "),
