@@ -83,8 +83,8 @@ public final class WireguardBackend implements Backend {
             socket = UdpBatchSocket.bind(ext.address(), cfg.listenPort(),
                     new UdpBatchSocket.Options(false, SOCKET_BUFFER, SOCKET_BUFFER, Dataplane.TICK_MILLIS));
             plane = new Dataplane(tun, socket);
-            Device device = new Device(new Device.Config(privateKey, timings, System::nanoTime, Instant::now, random, mtu,
-                    () -> false), plane);
+            Device device = new Device(Device.Config.withLoadDetector(privateKey, timings, System::nanoTime, Instant::now,
+                    random, mtu), plane);
             String data = new WireguardLeaseData(device.publicKey(), cfg.listenPort()).toJson();
             Lease lease = subnets.acquireLease(new LeaseAttrs(ext.publicIp(), null, "wireguard", data, null));
             if (lease.subnet() == null) {

@@ -27,6 +27,8 @@ public final class WireguardNetwork implements Network {
     private final Device device;
     private final Dataplane plane;
     private volatile boolean closed;
+    /** Lease key → the public key we run its peer under: a lease whose key changed (node restarted without its key file) replaces its peer. */
+    private final java.util.Map<String, byte[]> keyOfLease = new java.util.HashMap<>();
 
     WireguardNetwork(Lease lease, int mtu, BackendConfig.Wireguard cfg, Device device, Dataplane plane) {
         this.lease = lease;
@@ -86,9 +88,16 @@ public final class WireguardNetwork implements Network {
             byte[] key = data.get().publicKey();
             try {
                 if (e.type() == LeaseEvent.Type.REMOVED) {
-                    device.removePeer(key);
+                    byte[] known = keyOfLease.remove(l.key());
+                    device.removePeer(known != null ? known : key);
                     LOG.info("wireguard peer removed lease={}", l.key());
                 } else {
+                    byte[] old = keyOfLease.put(l.key(), key);
+                    if (old != null && !java.util.Arrays.equals(old, key)) {
+                        device.removePeer(old); // its sessions and allowed IPs go; the new key takes the subnet
+                        LOG.info("wireguard peer key changed lease={} old={} new={}", l.key(),
+                                java.util.Base64.getEncoder().encodeToString(old), java.util.Base64.getEncoder().encodeToString(key));
+                    }
                     int port = data.get().port() > 0 ? data.get().port() : cfg.listenPort();
                     Endpoint ep = Endpoint.of(l.attrs().publicIp(), port);
                     device.setPeer(key, cfg.psk(), ep, List.of(new AllowedIp(l.subnet().address(), l.subnet().prefixLength())),

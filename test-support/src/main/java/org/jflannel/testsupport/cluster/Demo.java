@@ -16,10 +16,11 @@ import org.jflannel.testsupport.cluster.ClusterOptions.Mode;
  */
 public final class Demo {
     static final String USAGE = """
-            usage: bin/demo [--nodes N] [--mode etcd|kube] [--backend vxlan|udp|host-gw] [--keep]
+            usage: bin/demo [--nodes N] [--mode etcd|kube] [--backend vxlan|udp|host-gw|wireguard] [--keep]
               --nodes N     nodes (network namespaces), default 3, at most %d
               --mode M      lease source: etcd (a real etcd, default) or kube (Kubernetes mock API server)
-              --backend B   data plane: vxlan (default), udp or host-gw (routes only: the nodes share one L2)
+              --backend B   data plane: vxlan (default), udp, host-gw (routes only: the nodes share one L2)
+                            or wireguard (encrypted; userspace WireGuard on flannel-wg)
               --keep        keep the cluster up for exploration until Ctrl-C
             """.formatted(ClusterOptions.MAX_NODES);
 

@@ -65,8 +65,11 @@ public final class NetnsCluster implements AutoCloseable {
                 + names.node(1) + (options.nodes() > 1 ? ".." + names.node(options.nodes()) : ""));
         leaseSource = LeaseSource.start(options, names, runDir, this::progress);
         for (int i = 1; i <= options.nodes(); i++) {
-            nodes.add(new ClusterNode(i, topology.node(i), runDir.resolve(ClusterNames.nodeName(i)),
-                    leaseSource.flanneldArgs(), leaseSource.env(i), options.flanneldLauncher()));
+            Path nodeDir = runDir.resolve(ClusterNames.nodeName(i));
+            // every node its own WireGuard key (upstream's default /run/flannel/wgkey would be shared by all on one host)
+            java.util.Map<String, String> env = new java.util.HashMap<>(leaseSource.env(i));
+            env.put("WIREGUARD_KEY_FILE", nodeDir.resolve("wgkey").toString());
+            nodes.add(new ClusterNode(i, topology.node(i), nodeDir, leaseSource.flanneldArgs(), env, options.flanneldLauncher()));
         }
         for (ClusterNode n : nodes) {
             progress("flanneld " + n.name() + ": started pid=" + n.start().pid());
@@ -78,6 +81,7 @@ public final class NetnsCluster implements AutoCloseable {
         }
         awaitConverged();
         progress(udp() ? "overlay: every node has flannel0 and has applied every peer's lease"
+                : wireguard() ? "overlay: every node has flannel-wg and has applied every peer's lease"
                 : hostGw() ? "routes: every node routes each peer's subnet via the peer's address on " + ClusterNames.NODE_IFACE
                 : "overlay: every node holds a neighbour, FDB entry and route for each peer");
         attachPods();
@@ -124,6 +128,15 @@ public final class NetnsCluster implements AutoCloseable {
                         });
                 continue;
             }
+            if (wireguard()) {
+                Wait.until(n.name() + " flannel-wg up with a route and " + peers.size() + " peers applied", CONVERGED_WITHIN,
+                        () -> {
+                            FlannelEntries tun = n.wireguardDevice();
+                            return tun.linkPresent() && !tun.routesTo(options.network()).isEmpty()
+                                    && n.leasesApplied() == peers.size();
+                        });
+                continue;
+            }
             if (hostGw()) {
                 Wait.until(n.name() + " routes to peers " + peers, CONVERGED_WITHIN,
                         n::hostGwRoutes, e -> e.routesVia(peers));
@@ -136,6 +149,10 @@ public final class NetnsCluster implements AutoCloseable {
 
     private boolean udp() {
         return options.backend().equals("udp");
+    }
+
+    private boolean wireguard() {
+        return options.backend().equals("wireguard");
     }
 
     private boolean hostGw() {

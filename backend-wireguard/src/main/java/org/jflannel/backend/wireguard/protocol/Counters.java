@@ -13,6 +13,8 @@ public final class Counters {
     public final LongAdder cookieRepliesSent = new LongAdder();
     public final LongAdder cookieRepliesReceived = new LongAdder();
     public final LongAdder keepalivesSent = new LongAdder();
+    /** A peer's initiation crossed ours and ours wins the tie-break (lower public key): theirs is not answered. */
+    public final LongAdder crossedInitiationsIgnored = new LongAdder();
     /** Not a WireGuard message, or of the wrong size. */
     public final LongAdder droppedMalformed = new LongAdder();
     public final LongAdder droppedBadMac = new LongAdder();

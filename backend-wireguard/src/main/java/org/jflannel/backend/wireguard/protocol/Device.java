@@ -58,6 +58,7 @@ public final class Device {
     private final SecureRandom random;
     private final Wire wire;
     private final BooleanSupplier underLoad;
+    private final Runnable handshakeArrived;
     private final int mtu;
     private final Cookies.Checker cookieChecker;
     private final Map<String, Peer> peers = new ConcurrentHashMap<>();
@@ -73,7 +74,14 @@ public final class Device {
 
     /** The protocol's configuration: keys, timings, clocks, randomness, the MTU for padding, and when we are under load. */
     public record Config(byte[] privateKey, Timings timings, LongSupplier nanos, Supplier<Instant> wallClock,
-            SecureRandom random, int mtu, BooleanSupplier underLoad) {
+            SecureRandom random, int mtu, BooleanSupplier underLoad, Runnable handshakeArrived) {
+
+        /** With the standard load detector ({@link HandshakeLoad#standard}) on {@code nanos}. */
+        public static Config withLoadDetector(byte[] privateKey, Timings timings, LongSupplier nanos,
+                Supplier<Instant> wallClock, SecureRandom random, int mtu) {
+            HandshakeLoad load = HandshakeLoad.standard(nanos);
+            return new Config(privateKey, timings, nanos, wallClock, random, mtu, load::underLoad, load::arrived);
+        }
     }
 
     public Device(Config config, Wire wire) {
@@ -85,6 +93,7 @@ public final class Device {
         this.random = config.random();
         this.wire = wire;
         this.underLoad = config.underLoad();
+        this.handshakeArrived = config.handshakeArrived();
         this.mtu = config.mtu();
         this.cookieChecker = new Cookies.Checker(publicKey, timings.cookieRefreshTime().toNanos(), random);
     }
@@ -392,6 +401,7 @@ public final class Device {
 
     /** mac1 always; under load a valid mac2 too, else a cookie reply goes back and the message is dropped. */
     private boolean handshakeGate(byte[] msg, int off, int len, Endpoint from) {
+        handshakeArrived.run();
         if (!cookieChecker.mac1Valid(msg, off, len)) {
             counters.droppedBadMac.increment();
             return false;
@@ -419,6 +429,13 @@ public final class Device {
         }
         long now = nanos.getAsLong();
         synchronized (p) {
+            if (crossedAndOurInitiationWins(p, now)) {
+                // both sides initiated at once: taking theirs would void ours and theirs (each side's
+                // response names an initiation the other dropped), and the session would wait for a
+                // retry 5 s later; the side with the lower public key keeps its own, the other answers
+                counters.crossedInitiationsIgnored.increment();
+                return;
+            }
             int pending = p.handshake.localIndex;
             if (!n.acceptInitiation(p.handshake, init.get(), p.precomputedStaticStatic, now, INITIATION_MIN_INTERVAL_NANOS)) {
                 counters.droppedBadHandshake.increment();
@@ -454,6 +471,13 @@ public final class Device {
             wire.send(resp, 0, RESPONSE_SIZE, from);
             p.sendKeepaliveAt = Peer.OFF;
         }
+    }
+
+    /** Holding p: our own initiation to p is in flight (younger than REKEY_TIMEOUT) and our key is the lower. */
+    private boolean crossedAndOurInitiationWins(Peer p, long now) {
+        return p.handshake.state() == Noise.State.INITIATION_CREATED
+                && now - p.lastHandshakeSentNanos < timings.rekeyTimeout().toNanos()
+                && Arrays.compareUnsigned(publicKey, p.publicKey) < 0;
     }
 
     private void onResponse(byte[] msg, int off, Endpoint from) {

@@ -36,7 +36,7 @@ final class Net {
 
     Device device(Endpoint at, byte[] privateKey, Timings timings) {
         Device[] self = new Device[1];
-        Device d = new Device(new Device.Config(privateKey, timings, () -> nowNanos, () -> wall, random, 1420, () -> at.equals(loaded)),
+        Device d = new Device(new Device.Config(privateKey, timings, () -> nowNanos, () -> wall, random, 1420, () -> at.equals(loaded), () -> { }),
                 new Device.Wire() {
                     @Override
                     public void send(byte[] datagram, int off, int len, Endpoint to) {
