@@ -33,7 +33,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * The 3-node etcd cluster on the wireguard backend (userspace WireGuard on {@code flannel-wg}, each
  * node its own key file): full ping matrix, upstream's lease data, encrypted underlay, a node's key
- * rotated (file removed, restart) picked up by its peers, a removed lease's traffic dropped. One
+ * rotated (file removed, restart) picked up by its peers, a removed lease leaves the peer tables. One
  * cluster for the class, in order.
  */
 @Tag("e2e")
@@ -132,18 +132,15 @@ class EtcdWireguardClusterIT {
 
     @Test
     @Order(5)
-    void aRemovedLeasesTrafficIsDroppedAndCounted() throws Exception {
+    void aLeaseDeletedInEtcdLeavesThePeerTablesOfTheOtherNodes() throws Exception {
+        // node3's own daemon stops when its lease goes (REFERENCE §5), so its traffic is not observable here;
+        // that a removed peer's packets are dropped and counted is WireguardTwoNodesIT's
         NodeLease lease = cluster.node(3).lease();
         assertThat(cluster.deleteLease(lease)).isEqualTo(1);
-        ClusterNode n1 = cluster.node(1);
-        Wait.until("node3 gone from node1's peers", Duration.ofSeconds(10), () -> n1.leasesApplied() == 1);
-        Pod p3 = cluster.pods().stream().filter(p -> p.node() == 3).findFirst().orElseThrow();
-        Pod p1 = cluster.pods().stream().filter(p -> p.node() == 1).findFirst().orElseThrow();
-        Cmd.Result ping = Cmd.run(Duration.ofSeconds(30), List.of("ip", "netns", "exec", p3.namespace(), "ping", "-c", "3",
-                "-W", "1", p1.ip()));
-        assertThat(ping.stdout()).contains("0 received");
-        Wait.until("node1 counted node3's packets as from an unknown session", Duration.ofSeconds(20), () ->
-                n1.metric("flanneld_errors_total{kind=\"wireguard_unknown_index\"}") > 0);
+        for (ClusterNode other : List.of(cluster.node(1), cluster.node(2))) {
+            Wait.until("lease " + lease.subnet() + " gone from " + other.name() + "'s peers", Duration.ofSeconds(10),
+                    () -> other.leasesApplied() == 1);
+        }
     }
 
     private String publicKey(ClusterNode n) throws Exception {
@@ -177,7 +174,7 @@ class EtcdWireguardClusterIT {
 
         static Capture start(String ns, String dev, String filter, Path file) throws Exception {
             Path log = file.resolveSibling(file.getFileName() + ".log");
-            Process p = new ProcessBuilder("ip", "netns", "exec", ns, "timeout", "60", "tcpdump", "-i", dev, "-n", "-U", "-s", "0",
+            Process p = new ProcessBuilder("ip", "netns", "exec", ns, "timeout", "60", "tcpdump", "-i", dev, "-n", "-U", "--immediate-mode", "-s", "0",
                     "-w", file.toString(), filter).redirectErrorStream(true).redirectOutput(log.toFile()).start();
             Capture c = new Capture(file, p);
             try {

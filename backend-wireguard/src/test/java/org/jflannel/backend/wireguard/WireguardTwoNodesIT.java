@@ -2,7 +2,15 @@ package org.jflannel.backend.wireguard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import org.jflannel.testsupport.cluster.Wait;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -15,8 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Two of our wireguard networks in two namespaces: upstream's device and route on each side, the
  * first packet of each direction carried (staged behind the handshake, not lost), both nodes
- * sending first at the same moment (crossed initiations), a checked TCP stream both ways, the
- * device gone after close.
+ * sending first at the same moment (crossed initiations), a checked TCP stream both ways, a
+ * replayed and a forged datagram dropped and counted, a removed peer's traffic dropped and counted,
+ * the device gone after close.
  */
 @Tag("netns")
 class WireguardTwoNodesIT {
@@ -51,9 +60,65 @@ class WireguardTwoNodesIT {
             WgNode.tcpTransferCrc(a, b, "10.244.2.1", 8 << 20);
             WgNode.tcpTransferCrc(b, a, "10.244.1.1", 8 << 20);
 
+            // a datagram B sent, replayed, then forged (fresh counter, one ciphertext bit flipped): both dropped, counted
+            byte[] captured = captureOneDatagramFromB(a, b);
+            long replays = na.counters().droppedReplay.sum();
+            sendFromB(b, captured);
+            Wait.until("the replay counted", Duration.ofSeconds(10), () -> na.counters().droppedReplay.sum() == replays + 1);
+            byte[] forged = captured.clone();
+            forged[8 + 5] ^= 0x01; // counter += 2^40: new to the window, so only the tag can refuse it
+            forged[forged.length - 20] ^= 0x40;
+            long badAuth = na.counters().droppedBadAuth.sum();
+            sendFromB(b, forged);
+            Wait.until("the forgery counted", Duration.ofSeconds(10), () -> na.counters().droppedBadAuth.sum() == badAuth + 1);
+
+            // B's lease removed on A: A forgets B's key and sessions; what B still sends is dropped and counted
+            na.apply(List.of(LeaseEvent.removed(WireguardGoInteropIT.lease("10.244.2.0/24", "192.0.2.2", nb.publicKey()))));
+            assertThat(na.peers()).isZero();
+            assertThat(b.execAnyExit("ping", "-n", "-c", "2", "-W", "1", "-I", "10.244.2.1", "10.244.1.1")).contains("0 received");
+            assertThat(na.counters().droppedUnknownIndex.sum()).isPositive();
+
             na.close();
             assertThat(a.execAnyExit("ip", "link", "show", "flannel-wg")).contains("does not exist");
         }
+    }
+
+    /** One WireGuard data datagram B sends to A, captured on A's underlay (tcpdump --immediate-mode, our child). */
+    private static byte[] captureOneDatagramFromB(WgNode a, WgNode b) throws Exception {
+        Path pcap = Files.createTempFile("wg-one", ".pcap");
+        Path log = Files.createTempFile("wg-one", ".log");
+        Process dump = new ProcessBuilder("ip", "netns", "exec", a.name(), "timeout", "30", "tcpdump", "-i", "ul0", "-n", "-U",
+                "--immediate-mode", "-c", "1", "-w", pcap.toString(), "udp and src host 192.0.2.2 and dst port 51820 and greater 120")
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            Wait.until("tcpdump listening", Duration.ofSeconds(20), () -> Files.readString(log).contains("listening on"));
+            Wait.until("one datagram from B captured", Duration.ofSeconds(20), () -> {
+                ping(b, "10.244.2.1", "10.244.1.1");
+                return !dump.isAlive();
+            });
+        } finally {
+            dump.destroy();
+            dump.waitFor(10, TimeUnit.SECONDS);
+        }
+        byte[] file = Files.readAllBytes(pcap);
+        Files.delete(pcap);
+        Files.delete(log);
+        // pcap: 24-byte file header, 16-byte record header, Ethernet 14, IPv4 (IHL), UDP 8, then the WireGuard message
+        int ip = 24 + 16 + 14;
+        int udp = ip + (file[ip] & 0x0f) * 4;
+        int len = ((file[udp + 4] & 0xff) << 8 | (file[udp + 5] & 0xff)) - 8;
+        byte[] msg = Arrays.copyOfRange(file, udp + 8, udp + 8 + len);
+        assertThat(msg[0]).as("a transport data message").isEqualTo((byte) 4);
+        return msg;
+    }
+
+    private static void sendFromB(WgNode b, byte[] msg) throws Exception {
+        b.inside(() -> {
+            try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("192.0.2.2", 0))) {
+                s.send(new DatagramPacket(msg, msg.length, new InetSocketAddress("192.0.2.1", 51820)));
+            }
+            return null;
+        });
     }
 
     private static String ping(WgNode n, String from, String to) {

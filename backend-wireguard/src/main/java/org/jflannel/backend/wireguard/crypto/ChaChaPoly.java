@@ -69,6 +69,28 @@ public final class ChaChaPoly {
         }
     }
 
+    /** Seals {@code in[off, off + len)} into {@code out} at {@code outOff} (no AAD: transport data). Returns bytes written. */
+    public int seal(byte[] key, long counter, byte[] in, int off, int len, byte[] out, int outOff) {
+        try {
+            init(Cipher.ENCRYPT_MODE, key, counter, null);
+            return cipher.doFinal(in, off, len, out, outOff);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("chacha20-poly1305 seal", e);
+        }
+    }
+
+    /** Opens {@code in[off, off + len)} into {@code out} at {@code outOff}; -1 when the tag fails. */
+    public int open(byte[] key, long counter, byte[] in, int off, int len, byte[] out, int outOff) {
+        try {
+            init(Cipher.DECRYPT_MODE, key, counter, null);
+            return cipher.doFinal(in, off, len, out, outOff);
+        } catch (AEADBadTagException e) {
+            return -1;
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("chacha20-poly1305 open", e);
+        }
+    }
+
     private void init(int mode, byte[] key, long counter, byte[] aad) throws GeneralSecurityException {
         for (int i = 0; i < 8; i++) {
             nonce[4 + i] = (byte) (counter >>> (8 * i));

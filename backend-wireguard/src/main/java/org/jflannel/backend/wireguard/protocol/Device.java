@@ -2,7 +2,6 @@ package org.jflannel.backend.wireguard.protocol;
 
 import static org.jflannel.backend.wireguard.protocol.Messages.*;
 
-import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -66,6 +65,8 @@ public final class Device {
     private final Counters counters = new Counters();
     private final ThreadLocal<Noise> noise = ThreadLocal.withInitial(Noise::new);
     private final ThreadLocal<ChaChaPoly> aead = ThreadLocal.withInitial(ChaChaPoly::new);
+    /** Per-thread plaintext buffer: no allocation per packet (a thread seals or opens one packet at a time). */
+    private final ThreadLocal<byte[][]> scratch = ThreadLocal.withInitial(() -> new byte[][] {new byte[2048]});
     private volatile Route[] routes = new Route[0];
     private byte[] lastTimestamp = new byte[12];
 
@@ -246,14 +247,21 @@ public final class Device {
         u32(out, outOff, DATA);
         u32(out, outOff + DATA_RECEIVER, kp.remoteIndex);
         u64(out, outOff + DATA_COUNTER, counter);
-        ByteBuffer in = ByteBuffer.allocate(padded);
-        in.put(packet, off, len);
-        in.rewind(); // the zero padding up to the limit is sealed too
-        ByteBuffer o = ByteBuffer.wrap(out, outOff + DATA_HEADER, padded + ChaChaPoly.TAG);
-        int n = aead.get().seal(kp.sendKey, counter, in, o);
+        byte[] plain = scratch(padded);
+        System.arraycopy(packet, off, plain, 0, len);
+        Arrays.fill(plain, len, padded, (byte) 0); // the zero padding is sealed too
+        int n = aead.get().seal(kp.sendKey, counter, plain, 0, padded, out, outOff + DATA_HEADER);
         counters.txPackets.increment();
         counters.txBytes.add(len);
         return DATA_HEADER + n;
+    }
+
+    private byte[] scratch(int n) {
+        byte[][] holder = scratch.get();
+        if (holder[0].length < n) {
+            holder[0] = new byte[Math.max(n, 2 * holder[0].length)];
+        }
+        return holder[0];
     }
 
     /** wireguard-go's padding: up to a multiple of 16, never beyond the MTU. */
@@ -559,9 +567,8 @@ public final class Device {
             return;
         }
         long counter = u64(msg, off + DATA_COUNTER);
-        byte[] plain = new byte[len - DATA_MIN];
-        int n = aead.get().open(kp.receiveKey, counter, ByteBuffer.wrap(msg, off + DATA_HEADER, len - DATA_HEADER),
-                ByteBuffer.wrap(plain));
+        byte[] plain = scratch(len - DATA_MIN);
+        int n = aead.get().open(kp.receiveKey, counter, msg, off + DATA_HEADER, len - DATA_HEADER, plain, 0);
         if (n < 0) {
             counters.droppedBadAuth.increment();
             return;
@@ -601,12 +608,19 @@ public final class Device {
                 }
             }
         }
-        if (confirmed) {
-            sendStaged(p);
+        try {
+            if (n > 0) {
+                deliverInner(p, plain, n);
+            }
+        } finally {
+            if (confirmed) {
+                sendStaged(p); // after delivering: sealing reuses this thread's plaintext buffer
+            }
         }
-        if (n == 0) {
-            return; // keepalive
-        }
+    }
+
+    /** An authenticated plaintext of {@code n} bytes from {@code p}: to the TUN when it is IPv4 from p's allowed IPs. */
+    private void deliverInner(Peer p, byte[] plain, int n) {
         int inner = innerLength(plain, n);
         if (inner < 0) {
             counters.droppedMalformed.increment();
