@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * WireGuard and wireguard-go peers interoperate (tested against Debian's wireguard-go).
  *
  * <p>What runs today: IPv4 (modes separate, auto, ipv4 on an IPv4 network); userspace only. Not
- * yet: IPv6 and {@code flannel-wg-v6}, kernel mode (generic netlink), TUN offloads with UDP
+ * yet: IPv6 and {@code flannel-wg-v6}, kernel mode (only linux-net's request encoding, {@code
+ * WireguardGenl}, exists; nothing selects it), TUN offloads with UDP
  * GSO/GRO, crypto on more than two cores. Needs a JDK with X25519 and ChaCha20-Poly1305 (11+);
  * Temurin 21+ (the image's 25) has the ChaCha20/Poly1305 intrinsics that make it fast.
  *

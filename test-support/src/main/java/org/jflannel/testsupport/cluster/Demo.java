@@ -115,6 +115,10 @@ public final class Demo {
         out.println("  ip netns list | grep " + cluster.names().prefix() + "        # this run's namespaces");
         if (cluster.options().backend().equals("host-gw")) {
             out.println("  ip -n " + n1.namespace() + " route show dev eth0       # a route per peer via its address, on " + n1.name());
+        } else if (cluster.options().backend().equals("wireguard")) {
+            out.println("  ip -n " + n1.namespace() + " addr show flannel-wg; ip -n " + n1.namespace()
+                    + " route   # the TUN of the userspace WireGuard on " + n1.name());
+            out.println("  ip netns exec " + n1.namespace() + " tcpdump -ni eth0 udp port 51820   # only ciphertext on the wire");
         } else {
             out.println("  ip -n " + n1.namespace() + " -d link show flannel.1       # the VTEP on " + n1.name());
             out.println("  ip -n " + n1.namespace() + " route; ip -n " + n1.namespace() + " neigh show dev flannel.1");

@@ -303,8 +303,10 @@ public final class Device {
     }
 
     private void sendKeepalive(Peer p, long now) {
-        if (!p.staged.isEmpty() && p.current != null) {
-            return; // staged data goes out instead
+        synchronized (p) {
+            if (!p.staged.isEmpty() && p.current != null) {
+                return; // staged data goes out instead
+            }
         }
         byte[] out = new byte[sealedSize(0)];
         int n = seal(p, new byte[0], 0, 0, out, 0);
