@@ -5,6 +5,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.jflannel.backend.wireguard.protocol.Device;
 import org.jflannel.backend.wireguard.protocol.Endpoint;
+import org.jflannel.backend.wireguard.protocol.HandshakeLoad;
 import org.jflannel.backend.wireguard.protocol.Peer;
 import org.jflannel.linuxnet.DatagramBatch;
 import org.jflannel.linuxnet.IoVec;
@@ -35,6 +36,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
 
     private final TunDevice tun;
     private final UdpBatchSocket socket;
+    private final HandshakeLoad load;
     private volatile Device device;
     private volatile boolean stopped;
     private final CountDownLatch done = new CountDownLatch(2);
@@ -44,9 +46,10 @@ final class Dataplane implements AutoCloseable, Device.Wire {
     private Thread tunThread;
     private Thread sockThread;
 
-    Dataplane(TunDevice tun, UdpBatchSocket socket) {
+    Dataplane(TunDevice tun, UdpBatchSocket socket, HandshakeLoad load) {
         this.tun = tun;
         this.socket = socket;
+        this.load = load;
     }
 
     void start(Device d) throws NetlinkException {
@@ -174,6 +177,14 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                 int n = socket.receive(batch);
                 Device d = device;
                 ByteBuffer data = batch.data();
+                int handshakes = 0;
+                for (int i = 0; i < n; i++) {
+                    byte type = data.get(batch.offset(i));
+                    if (type == 1 || type == 2) {
+                        handshakes++;
+                    }
+                }
+                load.backlog(handshakes); // before the work: the cookies must start while the backlog lasts
                 for (int i = 0; i < n; i++) {
                     if (batch.truncated(i)) {
                         continue;

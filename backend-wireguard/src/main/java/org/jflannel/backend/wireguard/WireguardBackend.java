@@ -7,6 +7,7 @@ import java.util.EnumSet;
 import java.util.Map;
 import java.util.Objects;
 import org.jflannel.backend.wireguard.protocol.Device;
+import org.jflannel.backend.wireguard.protocol.HandshakeLoad;
 import org.jflannel.backend.wireguard.protocol.Timings;
 import org.jflannel.core.Backend;
 import org.jflannel.core.BackendConfig;
@@ -83,9 +84,10 @@ public final class WireguardBackend implements Backend {
         try {
             socket = UdpBatchSocket.bind(ext.address(), cfg.listenPort(),
                     new UdpBatchSocket.Options(false, SOCKET_BUFFER, SOCKET_BUFFER, Dataplane.TICK_MILLIS));
-            plane = new Dataplane(tun, socket);
+            HandshakeLoad load = HandshakeLoad.standard(System::nanoTime);
+            plane = new Dataplane(tun, socket, load);
             Device device = new Device(Device.Config.withLoadDetector(privateKey, timings, System::nanoTime, Instant::now,
-                    random, mtu), plane);
+                    random, mtu, load), plane);
             String data = new WireguardLeaseData(device.publicKey(), cfg.listenPort()).toJson();
             Lease lease = subnets.acquireLease(new LeaseAttrs(ext.publicIp(), null, "wireguard", data, null));
             if (lease.subnet() == null) {

@@ -10,6 +10,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
+import java.security.SecureRandom;
+import org.jflannel.backend.wireguard.crypto.X25519;
+import org.jflannel.backend.wireguard.protocol.Cookies;
+import org.jflannel.backend.wireguard.protocol.Messages;
+import org.jflannel.backend.wireguard.protocol.Noise;
 import org.jflannel.testsupport.cluster.Wait;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Two of our wireguard networks in two namespaces: upstream's device and route on each side, the
  * first packet of each direction carried (staged behind the handshake, not lost), both nodes
  * sending first at the same moment (crossed initiations), a checked TCP stream both ways, a
- * replayed and a forged datagram dropped and counted, a removed peer's traffic dropped and counted,
+ * replayed and a forged datagram dropped and counted, a flood of initiations answered with cookies
+ * while the session carries on, a removed peer's traffic dropped and counted,
  * the device gone after close.
  */
 @Tag("netns")
@@ -72,6 +78,24 @@ class WireguardTwoNodesIT {
             sendFromB(b, forged);
             Wait.until("the forgery counted", Duration.ofSeconds(10), () -> na.counters().droppedBadAuth.sum() == badAuth + 1);
 
+            // a flood of initiations that pass mac1 (anyone who knows A's public key can make them) from a key A
+            // does not know: A goes under load and answers with cookies instead of Curve25519 work; the session stays
+            long cookies = na.counters().cookieRepliesSent.sum();
+            long handshakes = na.counters().handshakesCompleted.sum();
+            byte[][] flood = initiations(na.publicKey(), 300);
+            b.inside(() -> {
+                try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("192.0.2.2", 0))) {
+                    for (byte[] m : flood) {
+                        s.send(new DatagramPacket(m, m.length, new InetSocketAddress("192.0.2.1", 51820)));
+                    }
+                }
+                return null;
+            });
+            Wait.until("cookie replies under the flood", Duration.ofSeconds(20), () -> na.counters().cookieRepliesSent.sum() > cookies);
+            assertThat(ping(b, "10.244.2.1", "10.244.1.1")).as("the session during the load").contains("1 received");
+            assertThat(ping(a, "10.244.1.1", "10.244.2.1")).contains("1 received");
+            assertThat(na.counters().handshakesCompleted.sum()).isEqualTo(handshakes);
+
             // B's lease removed on A: A forgets B's key and sessions; what B still sends is dropped and counted
             na.apply(List.of(LeaseEvent.removed(WireguardGoInteropIT.lease("10.244.2.0/24", "192.0.2.2", nb.publicKey()))));
             assertThat(na.peers()).isZero();
@@ -110,6 +134,23 @@ class WireguardTwoNodesIT {
         byte[] msg = Arrays.copyOfRange(file, udp + 8, udp + 8 + len);
         assertThat(msg[0]).as("a transport data message").isEqualTo((byte) 4);
         return msg;
+    }
+
+    /** {@code n} handshake initiations to {@code responder} from fresh unknown keys, mac1 valid, no mac2. */
+    private static byte[][] initiations(byte[] responder, int n) {
+        SecureRandom random = new SecureRandom();
+        Noise noise = new Noise();
+        Cookies.Generator macs = new Cookies.Generator(responder, Long.MAX_VALUE);
+        byte[][] out = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            byte[] priv = X25519.generatePrivate(random);
+            byte[] msg = new byte[Messages.INITIATION_SIZE];
+            noise.createInitiation(new Noise.Handshake(), priv, X25519.publicKey(priv), responder,
+                    X25519.dh(priv, responder).orElseThrow(), Noise.tai64n(1_800_000_000L + i, 0), i + 1, random, msg);
+            macs.addMacs(msg, 0, msg.length, 0);
+            out[i] = msg;
+        }
+        return out;
     }
 
     private static void sendFromB(WgNode b, byte[] msg) throws Exception {

@@ -77,10 +77,9 @@ public final class Device {
     public record Config(byte[] privateKey, Timings timings, LongSupplier nanos, Supplier<Instant> wallClock,
             SecureRandom random, int mtu, BooleanSupplier underLoad, Runnable handshakeArrived) {
 
-        /** With the standard load detector ({@link HandshakeLoad#standard}) on {@code nanos}. */
+        /** With {@code load} deciding when we are under load. */
         public static Config withLoadDetector(byte[] privateKey, Timings timings, LongSupplier nanos,
-                Supplier<Instant> wallClock, SecureRandom random, int mtu) {
-            HandshakeLoad load = HandshakeLoad.standard(nanos);
+                Supplier<Instant> wallClock, SecureRandom random, int mtu, HandshakeLoad load) {
             return new Config(privateKey, timings, nanos, wallClock, random, mtu, load::underLoad, load::arrived);
         }
     }

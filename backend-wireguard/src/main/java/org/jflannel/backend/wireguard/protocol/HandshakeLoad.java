@@ -4,7 +4,8 @@ import java.util.function.LongSupplier;
 
 /**
  * When to ask for cookies: "under load" once more than {@code threshold} handshake messages arrived
- * within one {@code window}, and for one second after (wireguard-go: a handshake queue an eighth
+ * within one {@code window} or a socket read found a backlog of them ({@link #backlog}), and for one
+ * second after (wireguard-go: a handshake queue an eighth
  * full, then UnderLoadAfterTime 1 s). A flood of initiations from spoofed addresses then costs one
  * BLAKE2s each (mac1, mac2) and a cookie reply instead of Curve25519 work, while data of existing
  * sessions is never gated. Called from the socket thread for each handshake message; read from any.
@@ -42,6 +43,18 @@ public final class HandshakeLoad {
         }
         if (++count > threshold) {
             loadedUntil = now + holdNanos;
+        }
+    }
+
+    /**
+     * The socket reader found {@code queued} handshake messages in one batch read: a backlog (the
+     * queue wireguard-go measures). When handshakes cost more than they arrive at, the rate seen by
+     * {@link #arrived} stays low while the socket fills; a batch with {@code threshold / 4} or more
+     * of them says so.
+     */
+    public void backlog(int queued) {
+        if (queued >= Math.max(1, threshold / 4)) {
+            loadedUntil = nanos.getAsLong() + holdNanos;
         }
     }
 

@@ -31,4 +31,15 @@ class HandshakeLoadTest {
             assertThat(load.underLoad()).isFalse();
         }
     }
+
+    @Test
+    void aBacklogInOneSocketReadMeansLoad() {
+        HandshakeLoad load = HandshakeLoad.standard(() -> now);
+        load.backlog(15);
+        assertThat(load.underLoad()).isFalse();
+        load.backlog(16);
+        assertThat(load.underLoad()).isTrue();
+        now += 1_001_000_000L;
+        assertThat(load.underLoad()).isFalse();
+    }
 }
