@@ -1,10 +1,13 @@
 package org.jflannel.core;
 
 /** The {@code Backend} object of net-conf.json, typed per supported backend. */
-public sealed interface BackendConfig
-        permits BackendConfig.Vxlan, BackendConfig.Udp, BackendConfig.HostGw, BackendConfig.Alloc, BackendConfig.Extension {
+public sealed interface BackendConfig permits BackendConfig.Vxlan, BackendConfig.Udp, BackendConfig.HostGw,
+        BackendConfig.Wireguard, BackendConfig.Alloc, BackendConfig.Extension {
 
-    /** The backend type as flannel names it: {@code vxlan}, {@code udp}, {@code host-gw}, {@code alloc} or {@code extension}. */
+    /**
+     * The backend type as flannel names it: {@code vxlan}, {@code udp}, {@code host-gw}, {@code wireguard},
+     * {@code alloc} or {@code extension}.
+     */
     String type();
 
     /**
@@ -54,6 +57,103 @@ public sealed interface BackendConfig
         @Override
         public String type() {
             return "host-gw";
+        }
+    }
+
+    /**
+     * WireGuard options (REFERENCE §15, upstream {@code pkg/backend/wireguard}): {@code listenPort}
+     * (51820) for the IPv4 device, {@code listenPortV6} (51821) for {@code flannel-wg-v6} in separate
+     * mode, {@code mtu} 0 means the external interface's MTU, {@code psk} the decoded 32-byte
+     * pre-shared key or null, {@code persistentKeepaliveSeconds} 0 means off.
+     */
+    record Wireguard(int listenPort, int listenPortV6, int mtu, byte[] psk, long persistentKeepaliveSeconds,
+            WireguardMode mode) implements BackendConfig {
+        public static final int DEFAULT_LISTEN_PORT = 51820;
+        public static final int DEFAULT_LISTEN_PORT_V6 = 51821;
+
+        public Wireguard {
+            if (listenPort < 0 || listenPort > 65535) {
+                throw new IllegalArgumentException("ListenPort must be 0..65535, got " + listenPort);
+            }
+            if (listenPortV6 < 0 || listenPortV6 > 65535) {
+                throw new IllegalArgumentException("ListenPortV6 must be 0..65535, got " + listenPortV6);
+            }
+            if (mtu < 0) {
+                throw new IllegalArgumentException("MTU must be >= 0, got " + mtu);
+            }
+            if (psk != null && psk.length != 32) {
+                throw new IllegalArgumentException("PSK must be 32 bytes, got " + psk.length);
+            }
+            if (persistentKeepaliveSeconds < 0) {
+                throw new IllegalArgumentException("PersistentKeepaliveInterval must be >= 0, got " + persistentKeepaliveSeconds);
+            }
+            java.util.Objects.requireNonNull(mode, "mode");
+            psk = psk == null ? null : psk.clone();
+        }
+
+        /** A copy: the key is secret and records share their arrays. */
+        @Override
+        public byte[] psk() {
+            return psk == null ? null : psk.clone();
+        }
+
+        @Override
+        public String type() {
+            return "wireguard";
+        }
+
+        /** Never prints the PSK. */
+        @Override
+        public String toString() {
+            return "Wireguard[listenPort=" + listenPort + ", listenPortV6=" + listenPortV6 + ", mtu=" + mtu
+                    + ", psk=" + (psk == null ? "none" : "set") + ", persistentKeepaliveSeconds="
+                    + persistentKeepaliveSeconds + ", mode=" + mode + "]";
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Wireguard w && w.listenPort == listenPort && w.listenPortV6 == listenPortV6
+                    && w.mtu == mtu && java.util.Arrays.equals(w.psk, psk)
+                    && w.persistentKeepaliveSeconds == persistentKeepaliveSeconds && w.mode == mode;
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(listenPort, listenPortV6, mtu, java.util.Arrays.hashCode(psk),
+                    persistentKeepaliveSeconds, mode);
+        }
+    }
+
+    /**
+     * upstream's {@code Mode}: {@code separate} (default) runs {@code flannel-wg} for IPv4 and
+     * {@code flannel-wg-v6} for IPv6, each on its own port; the others run one device {@code flannel-wg}.
+     */
+    enum WireguardMode {
+        SEPARATE("separate"), AUTO("auto"), IPV4("ipv4"), IPV6("ipv6");
+
+        private final String text;
+
+        WireguardMode(String text) {
+            this.text = text;
+        }
+
+        /** As written in net-conf.json (case-sensitive, as upstream compares strings). */
+        public String text() {
+            return text;
+        }
+
+        public static java.util.Optional<WireguardMode> of(String text) {
+            for (WireguardMode m : values()) {
+                if (m.text.equals(text)) {
+                    return java.util.Optional.of(m);
+                }
+            }
+            return java.util.Optional.empty();
+        }
+
+        @Override
+        public String toString() {
+            return text;
         }
     }
 

@@ -89,6 +89,8 @@ final class NetConfParser {
                 return new BackendConfig.Udp(range(b, "Port", BackendConfig.Udp.DEFAULT_PORT, 1, 65535));
             case "host-gw":
                 return new BackendConfig.HostGw();
+            case "wireguard":
+                return wireguard(b);
             case "alloc":
                 return new BackendConfig.Alloc();
             case "extension":
@@ -98,8 +100,121 @@ final class NetConfParser {
                         string(b, "SubnetAddCommand", "Backend.SubnetAddCommand"),
                         string(b, "SubnetRemoveCommand", "Backend.SubnetRemoveCommand"));
             default:
-                throw error("Backend.Type", "backend " + type + " is not supported; supported: vxlan, udp, host-gw, alloc, extension");
+                throw error("Backend.Type", "backend " + type + " is not supported; supported: vxlan, udp, host-gw, wireguard, alloc, extension");
         }
+    }
+
+    /**
+     * upstream decodes the wireguard options into a Go struct after its defaults (ListenPort 51820,
+     * ListenPortV6 51821, PersistentKeepaliveInterval 0, Mode separate): a wrongly typed value fails
+     * as {@code error decoding backend config: json: cannot unmarshal …}; a bad Mode as {@code no
+     * valid Mode configured}, a bad PSK as {@code could not parse PSK: …} (upstream finds those two
+     * at registration; we at parse time, so etcd and kube mode refuse the same file the same way).
+     * Ports outside 1..65535 and a negative keepalive, which upstream hands to the kernel, are
+     * refused here.
+     */
+    private BackendConfig.Wireguard wireguard(Map<String, JsonNode> b) throws ConfigException {
+        int port = goInt(b, "ListenPort", BackendConfig.Wireguard.DEFAULT_LISTEN_PORT);
+        int port6 = goInt(b, "ListenPortV6", BackendConfig.Wireguard.DEFAULT_LISTEN_PORT_V6);
+        int mtu = goInt(b, "MTU", 0);
+        long keepalive = goInt64(b, "PersistentKeepaliveInterval", 0);
+        String psk = goString(b, "PSK", "");
+        String mode = goString(b, "Mode", BackendConfig.WireguardMode.SEPARATE.text());
+        if (port < 1 || port > 65535) {
+            throw error("Backend.ListenPort", "expected 1..65535, got " + port);
+        }
+        if (port6 < 1 || port6 > 65535) {
+            throw error("Backend.ListenPortV6", "expected 1..65535, got " + port6);
+        }
+        if (mtu < 0 || mtu > 65535) {
+            throw error("Backend.MTU", "expected 0..65535 (0: the interface's MTU), got " + mtu);
+        }
+        if (keepalive < 0 || keepalive > 65535) {
+            // the kernel's and wireguard-go's field is a u16 of seconds
+            throw error("Backend.PersistentKeepaliveInterval", "expected 0..65535 seconds, got " + keepalive);
+        }
+        BackendConfig.WireguardMode m = BackendConfig.WireguardMode.of(mode).orElseThrow(() ->
+                error("Backend.Mode", "no valid Mode configured (got \"" + mode + "\"; expected separate, auto, ipv4 or ipv6)"));
+        return new BackendConfig.Wireguard(port, port6, mtu, psk.isEmpty() ? null : wgKey(psk), keepalive, m);
+    }
+
+    /** wgtypes.ParseKey: standard base64 (with padding) of exactly 32 bytes. */
+    private byte[] wgKey(String text) throws ConfigException {
+        byte[] key;
+        try {
+            key = java.util.Base64.getDecoder().decode(text);
+        } catch (IllegalArgumentException e) {
+            throw error("Backend.PSK", "could not parse PSK: wgtypes: failed to parse base64-encoded key: illegal base64 data at input byte "
+                    + badBase64At(text));
+        }
+        if (key.length != 32) {
+            throw error("Backend.PSK", "could not parse PSK: wgtypes: incorrect key size: " + key.length);
+        }
+        return key;
+    }
+
+    /** Where Go's decoder gives up: the first byte outside the alphabet, else the end of the last whole quantum. */
+    private static int badBase64At(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            boolean ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/'
+                    || (c == '=' && i >= text.length() - 2);
+            if (!ok) {
+                return i;
+            }
+        }
+        return text.length() - text.length() % 4;
+    }
+
+    private int goInt(Map<String, JsonNode> b, String key, int dflt) throws ConfigException {
+        long v = goInt64(b, key, dflt);
+        if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+            throw error("Backend." + key, "expected 1..65535, got " + v);
+        }
+        return (int) v;
+    }
+
+    /** A Go int/int64/time.Duration field: a JSON integer; null keeps the default, as Go's decoder does. */
+    private long goInt64(Map<String, JsonNode> b, String key, long dflt) throws ConfigException {
+        JsonNode n = b.get(key.toLowerCase(Locale.ROOT));
+        if (n == null || n.isNull()) {
+            return dflt;
+        }
+        if (!n.isIntegralNumber() || !n.canConvertToLong()) {
+            String what = n.isNumber() ? "number " + n.asText() : goJsonType(n);
+            throw error("Backend." + key, "error decoding backend config: json: cannot unmarshal " + what
+                    + " into Go struct field ." + key + " of type " + (key.equals("PersistentKeepaliveInterval") ? "time.Duration" : "int"));
+        }
+        return n.longValue();
+    }
+
+    private String goString(Map<String, JsonNode> b, String key, String dflt) throws ConfigException {
+        JsonNode n = b.get(key.toLowerCase(Locale.ROOT));
+        if (n == null || n.isNull()) {
+            return dflt;
+        }
+        if (!n.isTextual()) {
+            throw error("Backend." + key, "error decoding backend config: json: cannot unmarshal " + goJsonType(n)
+                    + " into Go struct field ." + key + " of type " + (key.equals("Mode") ? "wireguard.Mode" : "string"));
+        }
+        return n.textValue();
+    }
+
+    /** encoding/json's name for a JSON value's kind in its UnmarshalTypeError. */
+    private static String goJsonType(JsonNode n) {
+        if (n.isTextual()) {
+            return "string";
+        }
+        if (n.isBoolean()) {
+            return "bool";
+        }
+        if (n.isArray()) {
+            return "array";
+        }
+        if (n.isObject()) {
+            return "object";
+        }
+        return "number";
     }
 
     /** Folded key → value; a later spelling of the same key wins, as in Go. */

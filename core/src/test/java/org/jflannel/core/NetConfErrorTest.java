@@ -90,8 +90,7 @@ class NetConfErrorTest {
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"extension\",\"SubnetAddCommand\":[\"ip\",\"route\"]}}", "Backend.SubnetAddCommand", "expected a string, got [\"ip\",\"route\"]"),
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"extension\",\"PreStartupCommand\":1}}", "Backend.PreStartupCommand", "expected a string, got 1"),
                 // backend type
-                bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"ipip\"}}", "Backend.Type", "backend ipip is not supported; supported: vxlan, udp, host-gw, alloc, extension"),
-                bad(KUBE, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"wireguard\"}}", "Backend.Type", "backend wireguard is not supported; supported: vxlan, udp, host-gw, alloc, extension"),
+                bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"ipip\"}}", "Backend.Type", "backend ipip is not supported; supported: vxlan, udp, host-gw, wireguard, alloc, extension"),
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{}}", "Backend.Type", "unknown backend type: "),
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":null}", "Backend.Type", "unknown backend type: "),
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"\"}}", "Backend.Type", "unknown backend type: "),

@@ -12,6 +12,8 @@ import org.jflannel.backend.udp.UdpBackend;
 import org.jflannel.backend.udp.UdpCounters;
 import org.jflannel.backend.udp.UdpNetwork;
 import org.jflannel.backend.vxlan.VxlanBackend;
+import org.jflannel.backend.wireguard.WireguardBackend;
+import org.jflannel.backend.wireguard.WireguardNetwork;
 import org.jflannel.backend.vxlan.VxlanCounters;
 import org.jflannel.backend.vxlan.VxlanNetwork;
 import org.jflannel.backend.vxlan.VxlanSettings;
@@ -37,7 +39,9 @@ final class Backends {
             "udp", (ext, subnets, leaseEvents) -> new UdpBackend(ext),
             "host-gw", Backends::hostGw,
             "alloc", (ext, subnets, leaseEvents) -> new AllocBackend(ext),
-            "extension", (ext, subnets, leaseEvents) -> new ExtensionBackend(ext));
+            "extension", (ext, subnets, leaseEvents) -> new ExtensionBackend(ext),
+            // userspace WireGuard on a TUN (this kernel has none); key file from WIREGUARD_KEY_FILE as upstream
+            "wireguard", (ext, subnets, leaseEvents) -> new WireguardBackend(ext));
 
     private Backends() {
     }
@@ -95,6 +99,9 @@ final class Backends {
         if (network instanceof HostGwNetwork hostGw) {
             bridgeHostGw(hostGw, metrics);
         }
+        if (network instanceof WireguardNetwork wg) {
+            bridgeWireguard(wg, metrics);
+        }
         if (network instanceof VxlanNetwork vxlan) {
             VxlanCounters.ErrorKind[] kinds = VxlanCounters.ErrorKind.values();
             long[] last = new long[3 + kinds.length];
@@ -118,6 +125,23 @@ final class Backends {
                 }
             });
         }
+    }
+
+    /** The userspace WireGuard's drops by reason, as errors {@code wireguard_<reason>} (as deltas). */
+    private static void bridgeWireguard(WireguardNetwork network, Metrics metrics) {
+        long[] last = new long[6];
+        metrics.addScrapeHook(() -> {
+            synchronized (last) {
+                var c = network.counters();
+                long[] now = {c.droppedBadMac.sum(), c.droppedBadHandshake.sum(), c.droppedBadAuth.sum(), c.droppedReplay.sum(),
+                    c.droppedBadSource.sum(), c.droppedUnknownIndex.sum()};
+                String[] names = {"bad_mac", "bad_handshake", "bad_auth", "replay", "bad_source", "unknown_index"};
+                for (int i = 0; i < now.length; i++) {
+                    metrics.addErrors("wireguard_" + names[i], now[i] - last[i]);
+                }
+                System.arraycopy(now, 0, last, 0, now.length);
+            }
+        });
     }
 
     /** Routes written, deleted and repaired, and errors by kind, from the host-gw backend's counters (as deltas). */

@@ -33,6 +33,14 @@ class BackendsTest {
     }
 
     @Test
+    void wireguardIsWired() throws Exception {
+        ExternalInterface ext = new ExternalInterface("eth0", 2, 1500, ip("192.0.2.11"), null, null, null);
+
+        assertThat(Backends.create("wireguard", ext, null, Runnable::run))
+                .isInstanceOf(org.jflannel.backend.wireguard.WireguardBackend.class);
+    }
+
+    @Test
     void hostGwBehindNatStopsStartUpWithUpstreamsMessage() throws Exception {
         ExternalInterface nat = new ExternalInterface("eth0", 2, 1500, ip("192.0.2.11"), null, ip("203.0.113.5"), null);
 

@@ -34,6 +34,7 @@ import org.jflannel.linuxnet.Sysctl;
 public final class ClusterNode {
     public static final String VXLAN_DEVICE = "flannel.1";
     public static final String UDP_DEVICE = "flannel0";
+    public static final String WIREGUARD_DEVICE = "flannel-wg";
     static final int HEALTHZ_PORT = 8081;
     private static final Duration READY_WITHIN = Duration.ofSeconds(90);
 
@@ -244,9 +245,18 @@ public final class ClusterNode {
 
     /** The UDP backend's TUN ({@code flannel0}) and its main-table routes, dumped now (link null when absent). */
     public FlannelEntries udpDevice() throws Exception {
+        return tunDevice(UDP_DEVICE);
+    }
+
+    /** The wireguard backend's {@code flannel-wg} (a TUN in userspace mode) and its routes. */
+    public FlannelEntries wireguardDevice() throws Exception {
+        return tunDevice(WIREGUARD_DEVICE);
+    }
+
+    private FlannelEntries tunDevice(String name) throws Exception {
         return ns.call(() -> {
             try (RtNetlink nl = RtNetlink.open()) {
-                Optional<Link> link = nl.link(UDP_DEVICE);
+                Optional<Link> link = nl.link(name);
                 return link.isEmpty() ? FlannelEntries.absent()
                         : new FlannelEntries(link.get(), List.of(), List.of(), nl.routesOf(link.get().index()));
             }

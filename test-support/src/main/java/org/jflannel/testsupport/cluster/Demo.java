@@ -16,10 +16,11 @@ import org.jflannel.testsupport.cluster.ClusterOptions.Mode;
  */
 public final class Demo {
     static final String USAGE = """
-            usage: bin/demo [--nodes N] [--mode etcd|kube] [--backend vxlan|udp|host-gw] [--keep]
+            usage: bin/demo [--nodes N] [--mode etcd|kube] [--backend vxlan|udp|host-gw|wireguard] [--keep]
               --nodes N     nodes (network namespaces), default 3, at most %d
               --mode M      lease source: etcd (a real etcd, default) or kube (Kubernetes mock API server)
-              --backend B   data plane: vxlan (default), udp or host-gw (routes only: the nodes share one L2)
+              --backend B   data plane: vxlan (default), udp, host-gw (routes only: the nodes share one L2)
+                            or wireguard (encrypted; userspace WireGuard on flannel-wg)
               --keep        keep the cluster up for exploration until Ctrl-C
             """.formatted(ClusterOptions.MAX_NODES);
 
@@ -114,6 +115,10 @@ public final class Demo {
         out.println("  ip netns list | grep " + cluster.names().prefix() + "        # this run's namespaces");
         if (cluster.options().backend().equals("host-gw")) {
             out.println("  ip -n " + n1.namespace() + " route show dev eth0       # a route per peer via its address, on " + n1.name());
+        } else if (cluster.options().backend().equals("wireguard")) {
+            out.println("  ip -n " + n1.namespace() + " addr show flannel-wg; ip -n " + n1.namespace()
+                    + " route   # the TUN of the userspace WireGuard on " + n1.name());
+            out.println("  ip netns exec " + n1.namespace() + " tcpdump -ni eth0 udp port 51820   # only ciphertext on the wire");
         } else {
             out.println("  ip -n " + n1.namespace() + " -d link show flannel.1       # the VTEP on " + n1.name());
             out.println("  ip -n " + n1.namespace() + " route; ip -n " + n1.namespace() + " neigh show dev flannel.1");

@@ -3,7 +3,7 @@ package org.jflannel.testsupport.cluster;
 import java.util.List;
 import org.jflannel.testsupport.cluster.ClusterOptions.Mode;
 
-/** The demo's command line: {@code --nodes N --mode etcd|kube --backend vxlan|udp|host-gw --keep --help}. */
+/** The demo's command line: {@code --nodes N --mode etcd|kube --backend vxlan|udp|host-gw|wireguard --keep --help}. */
 record DemoArgs(ClusterOptions options, boolean keep, boolean help) {
 
     static DemoArgs parse(List<String> args) {
@@ -48,8 +48,8 @@ record DemoArgs(ClusterOptions options, boolean keep, boolean help) {
     }
 
     private static String backend(String v) {
-        if (!v.equals("vxlan") && !v.equals("udp") && !v.equals("host-gw")) {
-            throw new IllegalArgumentException("--backend: expected vxlan, udp or host-gw, got \"" + v + "\"");
+        if (!v.equals("vxlan") && !v.equals("udp") && !v.equals("host-gw") && !v.equals("wireguard")) {
+            throw new IllegalArgumentException("--backend: expected vxlan, udp, host-gw or wireguard, got \"" + v + "\"");
         }
         return v;
     }

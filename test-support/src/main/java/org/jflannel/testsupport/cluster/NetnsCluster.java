@@ -81,6 +81,7 @@ public final class NetnsCluster implements AutoCloseable {
         startAndAwait(nodes.stream().filter(n -> n.kind() == NodeKind.UPSTREAM).toList());
         awaitConverged();
         progress(udp() ? "overlay: every node has flannel0 and has applied every peer's lease"
+                : wireguard() ? "overlay: every node has flannel-wg and has applied every peer's lease"
                 : hostGw() ? "routes: every node routes each peer's subnet via the peer's address on " + ClusterNames.NODE_IFACE
                 : "overlay: every node holds a neighbour, FDB entry and route for each peer");
         attachPods();
@@ -89,6 +90,8 @@ public final class NetnsCluster implements AutoCloseable {
     private Map<String, String> daemonEnv(int i) {
         Map<String, String> env = new HashMap<>(options.daemonEnv());
         env.putAll(leaseSource.env(i));
+        // every node its own WireGuard key (upstream's default /run/flannel/wgkey would be shared by all on one host)
+        env.put("WIREGUARD_KEY_FILE", runDir.resolve(ClusterNames.nodeName(i)).resolve("wgkey").toString());
         return env;
     }
 
@@ -182,6 +185,15 @@ public final class NetnsCluster implements AutoCloseable {
                         });
                 continue;
             }
+            if (wireguard()) {
+                Wait.until(n.name() + " flannel-wg up with a route and " + peers.size() + " peers applied", CONVERGED_WITHIN,
+                        () -> {
+                            FlannelEntries tun = n.wireguardDevice();
+                            return tun.linkPresent() && !tun.routesTo(options.network()).isEmpty()
+                                    && n.leasesApplied() == peers.size();
+                        });
+                continue;
+            }
             if (hostGw()) {
                 Wait.until(n.name() + " routes to peers " + peers, CONVERGED_WITHIN,
                         n::hostGwRoutes, e -> e.routesVia(peers));
@@ -194,6 +206,10 @@ public final class NetnsCluster implements AutoCloseable {
 
     private boolean udp() {
         return options.backendType().equals("udp");
+    }
+
+    private boolean wireguard() {
+        return options.backendType().equals("wireguard");
     }
 
     /** host-gw, or extension, whose clusters in the tests run host-gw's route per peer as their commands. */

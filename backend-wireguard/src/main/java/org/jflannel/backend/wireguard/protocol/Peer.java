@@ -1,0 +1,73 @@
+package org.jflannel.backend.wireguard.protocol;
+
+import java.util.ArrayDeque;
+import java.util.List;
+
+/**
+ * One peer: its keys, handshake, the three keypair slots (previous, current, next: the responder's
+ * unconfirmed one), packets staged while no session is up, and the timer deadlines of whitepaper
+ * §6 as wireguard-go names them. Everything is guarded by this object; the {@link Device} drives it.
+ * Deadlines are {@link System#nanoTime}-style; {@link #OFF} is a timer not armed.
+ */
+public final class Peer {
+    static final long OFF = Long.MAX_VALUE;
+    static final int MAX_STAGED = 128;
+
+    final byte[] publicKey;
+    final byte[] precomputedStaticStatic;
+    final Cookies.Generator cookies;
+    final Noise.Handshake handshake = new Noise.Handshake();
+    final ArrayDeque<byte[]> staged = new ArrayDeque<>();
+    volatile byte[] psk;
+    volatile Endpoint endpoint;
+    volatile List<AllowedIp> allowedIps;
+    volatile int persistentKeepaliveSeconds;
+
+    Keypair previous;
+    volatile Keypair current;
+    Keypair next;
+
+    long lastHandshakeSentNanos = Long.MIN_VALUE;
+    long lastHandshakeCompletedNanos = Long.MIN_VALUE;
+    int handshakeAttempts;
+    boolean needAnotherKeepalive;
+    boolean sentLastMinuteHandshake;
+    long retransmitHandshakeAt = OFF;
+    long sendKeepaliveAt = OFF;
+    long newHandshakeAt = OFF;
+    long zeroKeysAt = OFF;
+    long persistentKeepaliveAt = OFF;
+
+    Peer(byte[] publicKey, byte[] precomputedStaticStatic, long cookieLifetimeNanos) {
+        this.publicKey = publicKey.clone();
+        this.precomputedStaticStatic = precomputedStaticStatic;
+        this.cookies = new Cookies.Generator(publicKey, cookieLifetimeNanos);
+    }
+
+    public byte[] publicKey() {
+        return publicKey.clone();
+    }
+
+    public Endpoint endpoint() {
+        return endpoint;
+    }
+
+    public List<AllowedIp> allowedIps() {
+        return allowedIps;
+    }
+
+    /** When the last handshake completed (the clock's nanos), or {@link Long#MIN_VALUE} never. */
+    public synchronized long lastHandshakeNanos() {
+        return lastHandshakeCompletedNanos;
+    }
+
+    /** True when a session can carry data now (a current keypair exists). */
+    public boolean hasSession() {
+        return current != null;
+    }
+
+    @Override
+    public String toString() {
+        return java.util.Base64.getEncoder().encodeToString(publicKey);
+    }
+}

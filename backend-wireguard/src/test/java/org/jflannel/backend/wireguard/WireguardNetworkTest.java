@@ -1,0 +1,104 @@
+package org.jflannel.backend.wireguard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.List;
+import org.jflannel.backend.wireguard.crypto.X25519;
+import org.jflannel.backend.wireguard.protocol.AllowedIp;
+import org.jflannel.backend.wireguard.protocol.Device;
+import org.jflannel.backend.wireguard.protocol.Endpoint;
+import org.jflannel.backend.wireguard.protocol.Peer;
+import org.jflannel.backend.wireguard.protocol.Timings;
+import org.jflannel.core.BackendConfig;
+import org.jflannel.core.Ip4Net;
+import org.jflannel.core.Lease;
+import org.jflannel.core.LeaseAttrs;
+import org.jflannel.core.LeaseEvent;
+import org.junit.jupiter.api.Test;
+
+/** Peers from leases (upstream's handleSubnetEvents) and the lease's backend data, without a kernel. */
+class WireguardNetworkTest {
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private final byte[] psk = new byte[32];
+    private final Device device = new Device(new Device.Config(X25519.generatePrivate(RANDOM), Timings.standard(), System::nanoTime,
+            Instant::now, RANDOM, 1420, () -> false, () -> { }), new Device.Wire() {
+                @Override
+                public void send(byte[] d, int off, int len, Endpoint to) {
+                }
+
+                @Override
+                public void deliver(byte[] p, int off, int len) {
+                }
+            });
+    private final WireguardNetwork network = new WireguardNetwork(
+            new Lease(Ip4Net.parse("10.244.1.0/24"), null, new LeaseAttrs(null, null, "wireguard", null, null), null), 1420,
+            new BackendConfig.Wireguard(51820, 51821, 0, psk, 25, BackendConfig.WireguardMode.SEPARATE), device, null);
+
+    private static Lease lease(String subnet, String ip, String type, String data) {
+        return new Lease(Ip4Net.parse(subnet), null, new LeaseAttrs(Ip4Net.toInet(Ip4Net.parseAddress(ip)), null, type, data, null), null);
+    }
+
+    private static String data(byte[] key, Integer port) {
+        return "{\"PublicKey\":\"" + Base64.getEncoder().encodeToString(key) + "\"" + (port == null ? "" : ",\"Port\":" + port) + "}";
+    }
+
+    @Test
+    void aLeaseBecomesAPeerWithEndpointAllowedIpsAndKeepalive() {
+        byte[] k = X25519.publicKey(X25519.generatePrivate(RANDOM));
+        network.apply(List.of(LeaseEvent.added(lease("10.244.2.0/24", "192.0.2.2", "wireguard", data(k, 6000)))));
+        Peer p = device.peer(k).orElseThrow();
+        assertThat(p.endpoint()).isEqualTo(new Endpoint(Ip4Net.parseAddress("192.0.2.2"), 6000));
+        assertThat(p.allowedIps()).containsExactly(new AllowedIp(Ip4Net.parseAddress("10.244.2.0"), 24));
+        assertThat(device.route(Ip4Net.parseAddress("10.244.2.77"))).isSameAs(p);
+    }
+
+    @Test
+    void withoutAPortTheEndpointUsesOurListenPort() {
+        byte[] k = X25519.publicKey(X25519.generatePrivate(RANDOM));
+        network.apply(List.of(LeaseEvent.added(lease("10.244.2.0/24", "192.0.2.2", "wireguard", data(k, null)))));
+        assertThat(device.peer(k).orElseThrow().endpoint().port()).isEqualTo(51820);
+    }
+
+    @Test
+    void aChangedKeyReplacesThePeerAndRemovalForgetsIt() {
+        byte[] k1 = X25519.publicKey(X25519.generatePrivate(RANDOM));
+        byte[] k2 = X25519.publicKey(X25519.generatePrivate(RANDOM));
+        network.apply(List.of(LeaseEvent.added(lease("10.244.2.0/24", "192.0.2.2", "wireguard", data(k1, 51820)))));
+        network.apply(List.of(LeaseEvent.added(lease("10.244.2.0/24", "192.0.2.2", "wireguard", data(k2, 51820)))));
+        assertThat(device.peer(k1)).isEmpty();
+        assertThat(device.route(Ip4Net.parseAddress("10.244.2.1"))).isSameAs(device.peer(k2).orElseThrow());
+        network.apply(List.of(LeaseEvent.removed(lease("10.244.2.0/24", "192.0.2.2", "wireguard", data(k2, 51820)))));
+        assertThat(network.peers()).isZero();
+        assertThat(device.route(Ip4Net.parseAddress("10.244.2.1"))).isNull();
+    }
+
+    @Test
+    void otherBackendsAndUnusableDataAreSkippedWithoutHarmingTheOthers() {
+        byte[] k = X25519.publicKey(X25519.generatePrivate(RANDOM));
+        network.apply(List.of(
+                LeaseEvent.added(lease("10.244.3.0/24", "192.0.2.3", "vxlan", "{\"VNI\":1}")),
+                LeaseEvent.added(lease("10.244.4.0/24", "192.0.2.4", "wireguard", "{\"PublicKey\":\"short\"}")),
+                LeaseEvent.added(lease("10.244.5.0/24", "192.0.2.5", "wireguard", null)),
+                LeaseEvent.added(lease("10.244.6.0/24", "192.0.2.6", "wireguard", "{\"PublicKey\":\"" + Base64.getEncoder().encodeToString(new byte[32]) + "\"}")),
+                LeaseEvent.added(lease("10.244.2.0/24", "192.0.2.2", "wireguard", data(k, 51820)))));
+        assertThat(network.peers()).isEqualTo(1); // the all-zero key has small order: refused, logged
+    }
+
+    @Test
+    void ourBackendDataIsUpstreamsAndPeersAreReadCaseInsensitively() {
+        byte[] k = new byte[32];
+        k[1] = 5;
+        String json = new WireguardLeaseData(k, 51820).toJson();
+        assertThat(json).isEqualTo("{\"PublicKey\":\"" + Base64.getEncoder().encodeToString(k) + "\",\"Port\":51820}");
+        assertThat(WireguardLeaseData.parse("{\"publickey\":\"" + Base64.getEncoder().encodeToString(k) + "\",\"port\":7}"))
+                .hasValueSatisfying(d -> {
+                    assertThat(d.publicKey()).isEqualTo(k);
+                    assertThat(d.port()).isEqualTo(7);
+                });
+        assertThat(WireguardLeaseData.parse("[]")).isEmpty();
+        assertThat(WireguardLeaseData.parse("{\"PublicKey\":\"" + Base64.getEncoder().encodeToString(k) + "\",\"Port\":70000}")).isEmpty();
+    }
+}

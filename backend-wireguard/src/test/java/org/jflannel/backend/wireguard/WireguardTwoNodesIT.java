@@ -1,0 +1,172 @@
+package org.jflannel.backend.wireguard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import java.security.SecureRandom;
+import org.jflannel.backend.wireguard.crypto.X25519;
+import org.jflannel.backend.wireguard.protocol.Cookies;
+import org.jflannel.backend.wireguard.protocol.Messages;
+import org.jflannel.backend.wireguard.protocol.Noise;
+import org.jflannel.testsupport.cluster.Wait;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.jflannel.backend.wireguard.protocol.Timings;
+import org.jflannel.core.LeaseEvent;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two of our wireguard networks in two namespaces: upstream's device and route on each side, the
+ * first packet of each direction carried (staged behind the handshake, not lost), both nodes
+ * sending first at the same moment (crossed initiations), a checked TCP stream both ways, a
+ * replayed and a forged datagram dropped and counted, a flood of initiations answered with cookies
+ * while the session carries on, a removed peer's traffic dropped and counted,
+ * the device gone after close.
+ */
+@Tag("netns")
+class WireguardTwoNodesIT {
+    private static final String CONF = "{\"Network\":\"10.244.0.0/16\",\"Backend\":{\"Type\":\"wireguard\"}}";
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void firstPacketsBothWaysAtOnceThenTcpAndCleanClose() throws Exception {
+        try (WgNode a = WgNode.create("wta"); WgNode b = WgNode.create("wtb")) {
+            WgNode.join(a, b, "10.244.1.1/24", "10.244.2.1/24");
+            WireguardNetwork na = a.register(CONF, "10.244.1.0/24", "ul0", "192.0.2.1", 1500,
+                    Map.of("WIREGUARD_KEY_FILE", tmp.resolve("a").toString()), Timings.standard());
+            WireguardNetwork nb = b.register(CONF, "10.244.2.0/24", "ul0", "192.0.2.2", 1500,
+                    Map.of("WIREGUARD_KEY_FILE", tmp.resolve("b").toString()), Timings.standard());
+            na.apply(List.of(LeaseEvent.added(WireguardGoInteropIT.lease("10.244.2.0/24", "192.0.2.2", nb.publicKey()))));
+            nb.apply(List.of(LeaseEvent.added(WireguardGoInteropIT.lease("10.244.1.0/24", "192.0.2.1", na.publicKey()))));
+
+            assertThat(a.ip("-4", "-o", "addr", "show", "dev", "flannel-wg")).contains("10.244.1.0/32");
+            assertThat(a.ip("route", "show", "10.244.0.0/16")).contains("dev flannel-wg");
+            assertThat(a.ip("link", "show", "flannel-wg")).contains("mtu 1420");
+
+            CompletableFuture<String> ab = CompletableFuture.supplyAsync(() -> ping(a, "10.244.1.1", "10.244.2.1"));
+            CompletableFuture<String> ba = CompletableFuture.supplyAsync(() -> ping(b, "10.244.2.1", "10.244.1.1"));
+            String pa = ab.get();
+            String pb = ba.get();
+            System.out.println("a->b: " + pa + "\nb->a: " + pb + "\na: " + na.counters() + "\nb: " + nb.counters());
+            assertThat(pa).as("a->b first echo (single ping, 2 s)").contains("1 received");
+            assertThat(pb).as("b->a first echo (single ping, 2 s)").contains("1 received");
+
+            WgNode.tcpTransferCrc(a, b, "10.244.2.1", 8 << 20);
+            WgNode.tcpTransferCrc(b, a, "10.244.1.1", 8 << 20);
+
+            // a datagram B sent, replayed, then forged (fresh counter, one ciphertext bit flipped): both dropped, counted
+            byte[] captured = captureOneDatagramFromB(a, b);
+            long replays = na.counters().droppedReplay.sum();
+            sendFromB(b, captured);
+            Wait.until("the replay counted", Duration.ofSeconds(10), () -> na.counters().droppedReplay.sum() == replays + 1);
+            byte[] forged = captured.clone();
+            forged[8 + 5] ^= 0x01; // counter += 2^40: new to the window, so only the tag can refuse it
+            forged[forged.length - 20] ^= 0x40;
+            long badAuth = na.counters().droppedBadAuth.sum();
+            sendFromB(b, forged);
+            Wait.until("the forgery counted", Duration.ofSeconds(10), () -> na.counters().droppedBadAuth.sum() == badAuth + 1);
+
+            // a flood of initiations that pass mac1 (anyone who knows A's public key can make them) from a key A
+            // does not know: A goes under load and answers with cookies instead of Curve25519 work; the session stays
+            long cookies = na.counters().cookieRepliesSent.sum();
+            long handshakes = na.counters().handshakesCompleted.sum();
+            byte[][] flood = initiations(na.publicKey(), 300);
+            b.inside(() -> {
+                try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("192.0.2.2", 0))) {
+                    for (byte[] m : flood) {
+                        s.send(new DatagramPacket(m, m.length, new InetSocketAddress("192.0.2.1", 51820)));
+                    }
+                }
+                return null;
+            });
+            Wait.until("cookie replies under the flood", Duration.ofSeconds(20), () -> na.counters().cookieRepliesSent.sum() > cookies);
+            assertThat(ping(b, "10.244.2.1", "10.244.1.1")).as("the session during the load").contains("1 received");
+            assertThat(ping(a, "10.244.1.1", "10.244.2.1")).contains("1 received");
+            assertThat(na.counters().handshakesCompleted.sum()).isEqualTo(handshakes);
+
+            // B's lease removed on A: A forgets B's key and sessions; what B still sends is dropped and counted
+            na.apply(List.of(LeaseEvent.removed(WireguardGoInteropIT.lease("10.244.2.0/24", "192.0.2.2", nb.publicKey()))));
+            assertThat(na.peers()).isZero();
+            assertThat(b.execAnyExit("ping", "-n", "-c", "2", "-W", "1", "-I", "10.244.2.1", "10.244.1.1")).contains("0 received");
+            assertThat(na.counters().droppedUnknownIndex.sum()).isPositive();
+
+            na.close();
+            assertThat(a.execAnyExit("ip", "link", "show", "flannel-wg")).contains("does not exist");
+        }
+    }
+
+    /** One WireGuard data datagram B sends to A, captured on A's underlay (tcpdump --immediate-mode, our child). */
+    private static byte[] captureOneDatagramFromB(WgNode a, WgNode b) throws Exception {
+        Path pcap = Files.createTempFile("wg-one", ".pcap");
+        Path log = Files.createTempFile("wg-one", ".log");
+        Process dump = new ProcessBuilder("ip", "netns", "exec", a.name(), "timeout", "30", "tcpdump", "-i", "ul0", "-n", "-U",
+                "--immediate-mode", "-c", "1", "-w", pcap.toString(), "udp and src host 192.0.2.2 and dst port 51820 and greater 120")
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            Wait.until("tcpdump listening", Duration.ofSeconds(20), () -> Files.readString(log).contains("listening on"));
+            Wait.until("one datagram from B captured", Duration.ofSeconds(20), () -> {
+                ping(b, "10.244.2.1", "10.244.1.1");
+                return !dump.isAlive();
+            });
+        } finally {
+            dump.destroy();
+            dump.waitFor(10, TimeUnit.SECONDS);
+        }
+        byte[] file = Files.readAllBytes(pcap);
+        Files.delete(pcap);
+        Files.delete(log);
+        // pcap: 24-byte file header, 16-byte record header, Ethernet 14, IPv4 (IHL), UDP 8, then the WireGuard message
+        int ip = 24 + 16 + 14;
+        int udp = ip + (file[ip] & 0x0f) * 4;
+        int len = ((file[udp + 4] & 0xff) << 8 | (file[udp + 5] & 0xff)) - 8;
+        byte[] msg = Arrays.copyOfRange(file, udp + 8, udp + 8 + len);
+        assertThat(msg[0]).as("a transport data message").isEqualTo((byte) 4);
+        return msg;
+    }
+
+    /** {@code n} handshake initiations to {@code responder} from fresh unknown keys, mac1 valid, no mac2. */
+    private static byte[][] initiations(byte[] responder, int n) {
+        SecureRandom random = new SecureRandom();
+        Noise noise = new Noise();
+        Cookies.Generator macs = new Cookies.Generator(responder, Long.MAX_VALUE);
+        byte[][] out = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            byte[] priv = X25519.generatePrivate(random);
+            byte[] msg = new byte[Messages.INITIATION_SIZE];
+            noise.createInitiation(new Noise.Handshake(), priv, X25519.publicKey(priv), responder,
+                    X25519.dh(priv, responder).orElseThrow(), Noise.tai64n(1_800_000_000L + i, 0), i + 1, random, msg);
+            macs.addMacs(msg, 0, msg.length, 0);
+            out[i] = msg;
+        }
+        return out;
+    }
+
+    private static void sendFromB(WgNode b, byte[] msg) throws Exception {
+        b.inside(() -> {
+            try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("192.0.2.2", 0))) {
+                s.send(new DatagramPacket(msg, msg.length, new InetSocketAddress("192.0.2.1", 51820)));
+            }
+            return null;
+        });
+    }
+
+    private static String ping(WgNode n, String from, String to) {
+        try {
+            return n.execAnyExit("ping", "-n", "-c", "1", "-W", "2", "-I", from, to);
+        } catch (Exception e) {
+            return e.toString();
+        }
+    }
+}

@@ -1,0 +1,286 @@
+package org.jflannel.backend.wireguard.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.jflannel.backend.wireguard.protocol.Net.ip;
+import static org.jflannel.backend.wireguard.protocol.Net.ipv4;
+
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.List;
+import org.jflannel.backend.wireguard.crypto.X25519;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two of our devices over {@link Net}: handshake, data both ways, cryptokey routing, replay and
+ * forgery drops, PSK, handshake retry, rekey after time and messages, keepalives, cookies under
+ * load, roaming. The clock is the test's: timers fire when it advances, never by waiting.
+ */
+class DeviceTest {
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final Endpoint EA = new Endpoint(ip(192, 168, 0, 1), 51820);
+    private static final Endpoint EB = new Endpoint(ip(192, 168, 0, 2), 51820);
+    private static final int A_POD = ip(10, 244, 1, 5);
+    private static final int B_POD = ip(10, 244, 2, 5);
+
+    private Net net;
+    private byte[] aKey;
+    private byte[] bKey;
+    private Device a;
+    private Device b;
+
+    @BeforeEach
+    void setUp() {
+        aKey = X25519.generatePrivate(RANDOM);
+        bKey = X25519.generatePrivate(RANDOM);
+    }
+
+    private void connect(Timings timings, byte[] pskA, byte[] pskB) {
+        net = new Net();
+        a = net.device(EA, aKey, timings);
+        b = net.device(EB, bKey, timings);
+        a.setPeer(X25519.publicKey(bKey), pskA, EB, List.of(new AllowedIp(ip(10, 244, 2, 0), 24)), 0);
+        b.setPeer(X25519.publicKey(aKey), pskB, EA, List.of(new AllowedIp(ip(10, 244, 1, 0), 24)), 0);
+    }
+
+    private void aSends(int payload) {
+        byte[] p = ipv4(A_POD, B_POD, payload);
+        a.sendPacket(p, 0, p.length);
+        net.pump();
+    }
+
+    private void bSends(int payload) {
+        byte[] p = ipv4(B_POD, A_POD, payload);
+        b.sendPacket(p, 0, p.length);
+        net.pump();
+    }
+
+    @Test
+    void handshakeThenDataBothWays() {
+        connect(Timings.standard(), null, null);
+        aSends(100); // staged, handshake, then sent
+        assertThat(net.delivered.get(b)).hasSize(1);
+        assertThat(net.delivered.get(b).get(0)).isEqualTo(ipv4(A_POD, B_POD, 100));
+        bSends(1380);
+        assertThat(net.delivered.get(a)).containsExactly(ipv4(B_POD, A_POD, 1380));
+        assertThat(a.counters().handshakesCompleted.sum()).isEqualTo(1);
+        assertThat(b.counters().handshakesCompleted.sum()).isEqualTo(1);
+        assertThat(net.sentOfType(Messages.INITIATION)).isEqualTo(1);
+        // every data datagram is padded to 16 and carries a tag: no inner length leaks beyond that
+        assertThat(net.sent.stream().filter(g -> g.type() == Messages.DATA).mapToInt(g -> g.bytes().length - 32))
+                .allMatch(n -> n % 16 == 0);
+    }
+
+    @Test
+    void pskOnBothSidesWorksAndAMismatchNeverCompletes() {
+        byte[] psk = new byte[32];
+        RANDOM.nextBytes(psk);
+        connect(Timings.standard(), psk, psk);
+        aSends(10);
+        assertThat(net.delivered.get(b)).hasSize(1);
+
+        byte[] other = psk.clone();
+        other[0] ^= 1;
+        connect(Timings.standard(), psk, other);
+        aSends(10);
+        assertThat(net.delivered.get(b)).isEmpty();
+        assertThat(a.counters().droppedBadHandshake.sum()).isEqualTo(1); // the response fails its AEAD
+        assertThat(a.counters().handshakesCompleted.sum()).isZero();
+    }
+
+    @Test
+    void replayedAndForgedDataIsDroppedAndCounted() {
+        connect(Timings.standard(), null, null);
+        aSends(64);
+        Net.Datagram data = net.sent.stream().filter(g -> g.type() == Messages.DATA && g.to().equals(EB)
+                && g.bytes().length > 32).reduce((x, y) -> y).orElseThrow();
+        b.receive(data.bytes(), 0, data.bytes().length, EA);
+        assertThat(b.counters().droppedReplay.sum()).isEqualTo(1);
+        byte[] forged = data.bytes().clone();
+        forged[40] ^= 0x10;
+        forged[8] = 99; // a fresh counter, so only the tag can reject it
+        b.receive(forged, 0, forged.length, EA);
+        assertThat(b.counters().droppedBadAuth.sum()).isEqualTo(1);
+        assertThat(net.delivered.get(b)).hasSize(1);
+    }
+
+    @Test
+    void aPacketFromOutsideThePeersAllowedIpsIsDropped() {
+        connect(Timings.standard(), null, null);
+        byte[] spoofed = ipv4(ip(10, 244, 9, 9), B_POD, 20); // A may only send from 10.244.1.0/24
+        a.sendPacket(spoofed, 0, spoofed.length);
+        net.pump();
+        assertThat(net.delivered.get(b)).isEmpty();
+        assertThat(b.counters().droppedBadSource.sum()).isEqualTo(1);
+    }
+
+    @Test
+    void aLostInitiationIsRetriedAfterRekeyTimeoutWithJitter() {
+        connect(Timings.standard(), null, null);
+        net.drop = g -> g.type() == Messages.INITIATION && net.sentOfType(Messages.INITIATION) == 1;
+        aSends(10);
+        assertThat(net.delivered.get(b)).isEmpty();
+        net.advance(Duration.ofMillis(4_900));
+        assertThat(net.sentOfType(Messages.INITIATION)).isEqualTo(1);
+        net.advance(Duration.ofMillis(450)); // past 5 s + at most 333 ms of jitter
+        assertThat(net.sentOfType(Messages.INITIATION)).isEqualTo(2);
+        assertThat(net.delivered.get(b)).hasSize(1); // the staged packet went out after the retry's handshake
+    }
+
+    @Test
+    void handshakeGivesUpAfterRekeyAttemptTime() {
+        connect(Timings.standard(), null, null);
+        net.drop = g -> g.type() == Messages.INITIATION;
+        aSends(10);
+        for (int i = 0; i < 30; i++) {
+            net.advance(Duration.ofMillis(5_400));
+        }
+        assertThat(net.sentOfType(Messages.INITIATION)).isEqualTo(1 + Timings.standard().maxHandshakeAttempts());
+    }
+
+    @Test
+    void initiatorRekeysAfterRekeyAfterTimeAndOldSessionKeepsWorking() {
+        connect(Timings.standard().withRekeyAfterTime(Duration.ofSeconds(3)), null, null);
+        aSends(10);
+        net.advance(Duration.ofSeconds(6)); // beyond 3 s, and beyond REKEY_TIMEOUT since the last initiation
+        aSends(10); // goes under the old key and starts a rekey
+        assertThat(a.counters().handshakesCompleted.sum()).isEqualTo(2);
+        aSends(10);
+        bSends(10);
+        assertThat(net.delivered.get(b)).hasSize(3);
+        assertThat(net.delivered.get(a)).hasSize(1);
+        assertThat(b.counters().handshakesCompleted.sum()).isEqualTo(2); // confirmed by A's data under the new key
+    }
+
+    @Test
+    void rekeyAfterMessages() {
+        connect(Timings.standard().withRekeyAfterMessages(5), null, null);
+        for (int i = 0; i < 8; i++) {
+            aSends(10);
+        }
+        // within REKEY_TIMEOUT of the first handshake no second initiation goes out (rate limit)
+        assertThat(a.counters().handshakesCompleted.sum()).isEqualTo(1);
+        net.advance(Duration.ofSeconds(6));
+        aSends(10);
+        assertThat(a.counters().handshakesCompleted.sum()).isEqualTo(2);
+        assertThat(net.delivered.get(b)).hasSize(9);
+    }
+
+    @Test
+    void sessionExpiresAtRejectAfterTime() {
+        connect(Timings.standard(), null, null);
+        net.drop = g -> net.sentOfType(Messages.INITIATION) > 1 && g.type() != Messages.DATA; // no second handshake
+        aSends(10);
+        net.nowNanos += Duration.ofSeconds(181).toNanos();
+        aSends(10);
+        assertThat(net.delivered.get(b)).hasSize(1); // the old keys are not used past 180 s
+    }
+
+    @Test
+    void passiveKeepaliveAfterReceivingDataAndPersistentKeepalive() {
+        connect(Timings.standard(), null, null);
+        aSends(10);
+        long before = b.counters().keepalivesSent.sum();
+        net.advance(Duration.ofSeconds(11));
+        assertThat(b.counters().keepalivesSent.sum()).isEqualTo(before + 1);
+
+        b.setPeer(X25519.publicKey(aKey), null, null, List.of(new AllowedIp(ip(10, 244, 1, 0), 24)), 25);
+        long k = b.counters().keepalivesSent.sum();
+        net.advance(Duration.ofSeconds(26));
+        assertThat(b.counters().keepalivesSent.sum()).isGreaterThan(k);
+    }
+
+    @Test
+    void underLoadTheResponderAnswersWithACookieAndTheRetryCarriesMac2() {
+        connect(Timings.standard(), null, null);
+        net.loaded = EB;
+        aSends(10);
+        assertThat(b.counters().cookieRepliesSent.sum()).isEqualTo(1);
+        assertThat(a.counters().cookieRepliesReceived.sum()).isEqualTo(1);
+        assertThat(net.delivered.get(b)).isEmpty();
+        net.advance(Duration.ofMillis(5_400));
+        assertThat(b.counters().cookieRepliesSent.sum()).isEqualTo(1); // the retry had a valid mac2
+        assertThat(net.delivered.get(b)).hasSize(1);
+    }
+
+    @Test
+    void underLoadAnEstablishedSessionKeepsCarryingData() {
+        connect(Timings.standard(), null, null);
+        aSends(10);
+        net.loaded = EB; // a handshake flood would set this: data messages are never gated by it
+        for (int i = 0; i < 5; i++) {
+            aSends(10);
+            bSends(10);
+        }
+        assertThat(net.delivered.get(b)).hasSize(6);
+        assertThat(net.delivered.get(a)).hasSize(5);
+        assertThat(b.counters().cookieRepliesSent.sum()).isZero();
+    }
+
+    @Test
+    void aBadMac1IsDroppedBeforeAnyWork() {
+        connect(Timings.standard(), null, null);
+        net.drop = g -> {
+            if (g.type() == Messages.INITIATION) {
+                g.bytes()[120] ^= 1;
+            }
+            return false;
+        };
+        aSends(10);
+        assertThat(b.counters().droppedBadMac.sum()).isEqualTo(1);
+        assertThat(b.counters().handshakesCompleted.sum()).isZero();
+    }
+
+    @Test
+    void aReplayedInitiationIsRefused() {
+        connect(Timings.standard(), null, null);
+        aSends(10);
+        Net.Datagram init = net.sent.stream().filter(g -> g.type() == Messages.INITIATION).findFirst().orElseThrow();
+        net.advance(Duration.ofSeconds(1));
+        b.receive(init.bytes(), 0, init.bytes().length, EA);
+        assertThat(b.counters().droppedBadHandshake.sum()).isEqualTo(1);
+    }
+
+    @Test
+    void theEndpointRoamsToWhereAuthenticatedPacketsComeFrom() {
+        connect(Timings.standard(), null, null);
+        aSends(10);
+        Endpoint moved = new Endpoint(ip(192, 168, 7, 7), 40000);
+        net.devices.put(moved, a);
+        byte[] p = ipv4(A_POD, B_POD, 10);
+        byte[] out = new byte[a.sealedSize(p.length)];
+        Peer toB = a.peer(X25519.publicKey(bKey)).orElseThrow();
+        int n = a.seal(toB, p, 0, p.length, out, 0);
+        b.receive(out, 0, n, moved);
+        assertThat(b.peer(X25519.publicKey(aKey)).orElseThrow().endpoint()).isEqualTo(moved);
+    }
+
+    @Test
+    void bothSidesInitiatingAtOnceStillConverge() {
+        connect(Timings.standard(), null, null);
+        byte[] pa = ipv4(A_POD, B_POD, 10);
+        byte[] pb = ipv4(B_POD, A_POD, 10);
+        a.sendPacket(pa, 0, pa.length);
+        b.sendPacket(pb, 0, pb.length);
+        net.pump();
+        // the lower key's initiation wins the tie-break: one handshake, both first packets through, no retry
+        assertThat(net.delivered.get(b)).hasSize(1);
+        assertThat(net.delivered.get(a)).hasSize(1);
+        assertThat(a.counters().handshakesCompleted.sum()).isEqualTo(1);
+        assertThat(a.counters().crossedInitiationsIgnored.sum() + b.counters().crossedInitiationsIgnored.sum()).isEqualTo(1);
+        aSends(10);
+        bSends(10);
+        assertThat(net.delivered.get(b)).hasSize(2);
+        assertThat(net.delivered.get(a)).hasSize(2);
+    }
+
+    @Test
+    void aRemovedPeersTrafficIsDropped() {
+        connect(Timings.standard(), null, null);
+        aSends(10);
+        b.removePeer(X25519.publicKey(aKey));
+        aSends(10);
+        assertThat(net.delivered.get(b)).hasSize(1);
+        assertThat(b.counters().droppedUnknownIndex.sum()).isPositive();
+    }
+}
