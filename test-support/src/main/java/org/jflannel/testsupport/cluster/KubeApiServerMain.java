@@ -22,7 +22,8 @@ import org.jflannel.testsupport.kube.KubeMockServer;
  * The Kubernetes mock API server ({@link KubeMockServer}) as a process, listening on a given address (the fabric bridge, so
  * the node namespaces reach it), with a line protocol on stdin/stdout through which the harness
  * plays the controller manager and kubelet: create Nodes with podCIDRs and a Ready condition,
- * read them back, delete them. One request per line, one answer per line ({@code ok [json]} or
+ * read them back, delete them (through the server's second, loopback front, so they work during an
+ * outage of the first, as through another API server replica). One request per line, one answer per line ({@code ok [json]} or
  * {@code err <message>}); end-of-file on stdin stops the server.
  *
  * <pre>
@@ -56,7 +57,7 @@ public final class KubeApiServerMain {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         try (KubeMockServer server = KubeMockServer.start(host, port, KubeMockServer.BOOKMARK_EVERY);
              KubernetesClient client = server.newClient(b -> b.withConfig(new ConfigBuilder(Config.empty())
-                     .withMasterUrl(server.url()).withUserAgent(HARNESS_AGENT).build()))) {
+                     .withMasterUrl(server.adminUrl()).withUserAgent(HARNESS_AGENT).build()))) {
             out.println("ready " + server.url());
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             for (String line = in.readLine(); line != null; line = in.readLine()) {

@@ -34,12 +34,15 @@ public final class KubeMockServer implements AutoCloseable {
     private final NodeAwareCrudDispatcher dispatcher = new NodeAwareCrudDispatcher();
     private final WatchHub watches;
     private final ApiHttpServer http;
+    /** A second front on the same store, on loopback, that an outage leaves up: another API server replica. */
+    private final ApiHttpServer admin;
     private final InetAddress host;
 
     private KubeMockServer(InetAddress host, Duration bookmarkEvery) {
         this.host = host;
         this.watches = new WatchHub(dispatcher, bookmarkEvery);
         this.http = new ApiHttpServer(vertx, dispatcher, watches, host);
+        this.admin = new ApiHttpServer(vertx, dispatcher, watches, InetAddress.getLoopbackAddress());
     }
 
     /** Starts a server on a free loopback port. */
@@ -57,6 +60,7 @@ public final class KubeMockServer implements AutoCloseable {
         KubeMockServer s = new KubeMockServer(host, bookmarkEvery);
         try {
             s.http.listen(port);
+            s.admin.listen(0);
         } catch (RuntimeException e) {
             s.close();
             throw e;
@@ -71,6 +75,14 @@ public final class KubeMockServer implements AutoCloseable {
 
     public int port() {
         return http.port();
+    }
+
+    /**
+     * The URL of a second front on the same store (loopback, free port) that {@link #stopServing()}
+     * leaves up, so a test can change Nodes during an outage as another API server replica would.
+     */
+    public String adminUrl() {
+        return "http://" + InetAddress.getLoopbackAddress().getHostAddress() + ":" + admin.port();
     }
 
     /** A new client for this server (JDK HTTP client, namespace {@code test}); the caller closes it. */
@@ -120,7 +132,7 @@ public final class KubeMockServer implements AutoCloseable {
         watches.expireAll();
     }
 
-    /** Watches open right now. */
+    /** Watches open right now (on either front). */
     public int openWatches() {
         return watches.openCount();
     }
@@ -151,6 +163,7 @@ public final class KubeMockServer implements AutoCloseable {
     public void close() {
         try {
             http.stop();
+            admin.stop();
             watches.close();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
