@@ -18,7 +18,6 @@ import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -99,20 +98,9 @@ public class NodeAwareCrudDispatcher extends KubernetesCrudDispatcher {
 
     // ---- watches: the history the HTTP front's WatchHub serves them from ----
 
-    /** The group/version and kind of a collection's objects, for list kinds and bookmarks. */
-    record Kind(String apiVersion, String kind) {
-    }
-
     /** A consistent starting point for a watch: the selected objects and the resourceVersion they are at. */
     record Snapshot(long rv, List<String> items) {
     }
-
-    private static final Map<String, String> KINDS = Map.ofEntries(
-            Map.entry("nodes", "Node"), Map.entry("pods", "Pod"), Map.entry("namespaces", "Namespace"),
-            Map.entry("configmaps", "ConfigMap"), Map.entry("secrets", "Secret"), Map.entry("services", "Service"),
-            Map.entry("serviceaccounts", "ServiceAccount"), Map.entry("events", "Event"),
-            Map.entry("endpoints", "Endpoints"), Map.entry("daemonsets", "DaemonSet"),
-            Map.entry("deployments", "Deployment"), Map.entry("leases", "Lease"));
 
     private final WatchLog watchLog = new WatchLog(HISTORY);
 
@@ -177,34 +165,21 @@ public class NodeAwareCrudDispatcher extends KubernetesCrudDispatcher {
         }
     }
 
-    /** {@code /api/v1/nodes} → v1 Node; {@code /apis/apps/v1/namespaces/x/daemonsets} → apps/v1 DaemonSet. */
-    Kind kindOf(String path) {
-        String[] parts = path.replaceAll("[?].*$", "").replaceAll("^/+", "").split("/");
-        boolean core = parts[0].equals("api");
-        int at = core ? 2 : 3;
-        String apiVersion = core ? (parts.length > 1 ? parts[1] : "v1") : (parts.length > 2 ? parts[1] + "/" + parts[2] : "");
-        if (parts.length > at + 2 && parts[at].equals("namespaces")) {
-            at += 2;
-        }
-        String plural = parts.length > at ? parts[at] : "";
-        return new Kind(apiVersion, KINDS.getOrDefault(plural, "Unknown"));
-    }
-
     /** Lists say what they hold ({@code NodeList}), as client-go needs to decode them; the stock mock says {@code List}. */
     @Override
     public MockResponse handleGet(String path) {
         MockResponse response = super.handleGet(path);
         ApiCall call = ApiCall.of("GET", path, "", "");
-        String kind = KINDS.get(call.resource());
-        if (response.code() != 200 || !call.verb().equals("list") || !call.subresource().isEmpty() || kind == null
+        ResourceKinds.Kind kind = ResourceKinds.of(path);
+        if (response.code() != 200 || !call.verb().equals("list") || !call.subresource().isEmpty() || !kind.known()
                 || response.getBody() == null) {
             return response;
         }
         try {
             JsonNode body = json.readTree(response.getBody().readUtf8());
             if (body.isObject() && "List".equals(body.path("kind").asText())) {
-                ((ObjectNode) body).put("kind", kind + "List");
-                ((ObjectNode) body).put("apiVersion", kindOf(path).apiVersion());
+                ((ObjectNode) body).put("kind", kind.kind() + "List");
+                ((ObjectNode) body).put("apiVersion", kind.apiVersion());
             }
             return response.setBody(body.toString());
         } catch (JsonProcessingException e) {

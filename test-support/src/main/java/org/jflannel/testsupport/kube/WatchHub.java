@@ -47,7 +47,7 @@ final class WatchHub implements AutoCloseable {
     void open(WatchRequest request, WatchSink sink) {
         long now = System.nanoTime();
         AttributeSet query = store.watchQuery(request);
-        NodeAwareCrudDispatcher.Kind kind = store.kindOf(request.listPath());
+        ResourceKinds.Kind kind = ResourceKinds.of(request.listPath());
         WatchStream stream;
         if (request.startsWithState()) {
             NodeAwareCrudDispatcher.Snapshot snap = store.snapshot(request);
