@@ -51,6 +51,7 @@ public final class KubeSubnetManager implements SubnetManager {
     private final String nodeName;
     private final OwnNodeClient ownNode;
     private final LeaseTracker tracker;
+    private final OwnNodeGuard ownNodeGuard;
     private final NodeInformer informer;
     private final Clock clock;
 
@@ -68,7 +69,8 @@ public final class KubeSubnetManager implements SubnetManager {
         this.clock = clock;
         this.ownNode = new OwnNodeClient(client, nodeName);
         this.tracker = new LeaseTracker(nodeName, new NodeLeases(keys, ipv4, ipv6));
-        this.informer = new NodeInformer(client, keys, options.resyncPeriod(), tracker);
+        this.ownNodeGuard = new OwnNodeGuard(nodeName, keys, ipv4, ownNode, () -> informerOrEmpty(nodeName), options, clock);
+        this.informer = new NodeInformer(client, keys, options.resyncPeriod(), NodeListener.both(tracker, ownNodeGuard));
     }
 
     /** Connects as the flags say ({@link KubeClients#connect}), then as {@link #start}; the client is closed with the manager. */
@@ -163,6 +165,7 @@ public final class KubeSubnetManager implements SubnetManager {
         }
         Lease lease = new Lease(ipv4 ? cidrs.ipv4() : null, ipv6 ? cidrs.ipv6() : null, attrs,
                 clock.instant().plus(Duration.ofHours(24)));
+        ownNodeGuard.arm(attrs);
         LOG.info("lease acquired node={} subnet={} annotationsPatched={}", nodeName, lease.key(), !changes.isEmpty());
         return lease;
     }
@@ -199,6 +202,7 @@ public final class KubeSubnetManager implements SubnetManager {
         LOG.info("Setting NodeNetworkUnavailable node={}", nodeName);
         try {
             ownNode.setNetworkAvailable(clock.instant());
+            ownNodeGuard.networkAvailableSet();
         } catch (KubernetesClientException e) {
             LOG.error("CompleteLease execute error err: {} node={}", e.getMessage(), nodeName);
         }
@@ -248,6 +252,11 @@ public final class KubeSubnetManager implements SubnetManager {
         }
     }
 
+    /** Our node from the informer's cache; empty before the informer exists or when it lacks the node. */
+    private Optional<Node> informerOrEmpty(String name) {
+        return informer == null ? Optional.empty() : informer.getSlim(name);
+    }
+
     /** The informer, for tests in this package. */
     NodeInformer informerForTest() {
         return informer;
@@ -257,6 +266,11 @@ public final class KubeSubnetManager implements SubnetManager {
     public void close() {
         tracker.close(); // first: releases an informer callback waiting for queue space
         informer.close();
+        try {
+            ownNodeGuard.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         if (ownsClient) {
             client.close();
         }

@@ -383,6 +383,43 @@ class KubeSubnetManagerTest {
         return Waits.until(() -> m.informerForTest().getSlim(name).orElse(null), "node " + name + " in the informer cache");
     }
 
+    @Test
+    void ownNodeDeletedAndRegisteredAgainBareGetsItsAnnotationsAndConditionBack() throws Exception {
+        KubeSubnetManager m = kube.manager("me");
+        m.acquireLease(attrs("192.0.2.10", MAC));
+        m.completeLease(null);
+        awaitInformer(m, v -> "true".equals(v.annotation(K.subnetKubeManaged())));
+
+        kube.admin.nodes().withName("me").delete();
+        Waits.until(() -> m.informerForTest().get("me").isEmpty() ? true : null, "own node gone from the cache");
+        kube.putNode("me", List.of("10.244.1.0/24"), Map.of()); // as kubelet registers it again: no annotations
+
+        Waits.until(() -> "true".equals(annotations("me").get(K.subnetKubeManaged())) ? true : null,
+                "own node annotated again");
+        assertThat(annotations("me")).containsAllEntriesOf(Map.of(K.backendType(), "vxlan", K.publicIp(), "192.0.2.10",
+                K.backendData(), "{\"VNI\":1,\"VtepMAC\":\"" + MAC + "\"}"));
+        Waits.until(() -> kube.admin.nodes().withName("me").get().getStatus().getConditions().stream()
+                .anyMatch(c -> c.getType().equals("NetworkUnavailable") && c.getStatus().equals("False")) ? true : null,
+                "NetworkUnavailable=False again");
+    }
+
+    @Test
+    void aStillManagedOwnNodeIsLeftAloneByTheGuard() throws Exception {
+        KubeSubnetManager m = kube.manager("me");
+        m.acquireLease(attrs("192.0.2.10", MAC));
+        awaitInformer(m, v -> "true".equals(v.annotation(K.subnetKubeManaged())));
+
+        kube.admin.nodes().withName("me").edit(n -> {
+            n.getMetadata().getAnnotations().put(K.publicIp(), "192.0.2.99");
+            return n;
+        });
+        awaitInformer(m, v -> "192.0.2.99".equals(v.annotation(K.publicIp())));
+        m.acquireLease(attrs("192.0.2.10", MAC)); // a later acquire puts it right, as upstream's does
+
+        assertThat(patches().stream().filter(c -> c.path().startsWith("/api/v1/nodes/me/status")))
+                .as("the two acquires' patches, none from the guard").hasSize(2);
+    }
+
     private static void awaitInformer(KubeSubnetManager m, Predicate<NodeView> cond) throws InterruptedException {
         Waits.until(() -> m.informerForTest().get(m.nodeName()).filter(cond).orElse(null), "own node updated in the cache");
     }

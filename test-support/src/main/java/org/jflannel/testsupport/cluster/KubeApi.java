@@ -98,6 +98,19 @@ final class KubeApi implements AutoCloseable {
         ok(send("delete-node " + name));
     }
 
+    /** A strategic merge patch of the Node ({@code null} values delete keys); returns the Node after it. */
+    JsonNode patchNode(String name, String patchJson) throws IOException, InterruptedException {
+        return JSON.readTree(ok(send("patch-node " + name + " " + JSON.readTree(patchJson))));
+    }
+
+    /** One of the server's fault commands: stop-serving, resume-serving, hold-watches, release-watches, expire-watches. */
+    void fault(String command) throws IOException, InterruptedException {
+        if (!List.of("stop-serving", "resume-serving", "hold-watches", "release-watches", "expire-watches").contains(command)) {
+            throw new IllegalArgumentException("fault: unknown command \"" + command + "\"");
+        }
+        ok(send(command));
+    }
+
     private synchronized String send(String line) throws IOException, InterruptedException {
         commands.write(line + "\n");
         commands.flush();

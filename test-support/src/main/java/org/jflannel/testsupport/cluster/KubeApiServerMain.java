@@ -6,26 +6,24 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.jflannel.testsupport.kube.NodeAwareCrudDispatcher;
+import org.jflannel.testsupport.kube.KubeMockServer;
 
 /**
- * The Kubernetes mock API server as a process, listening on a given address (the fabric bridge, so
+ * The Kubernetes mock API server ({@link KubeMockServer}) as a process, listening on a given address (the fabric bridge, so
  * the node namespaces reach it), with a line protocol on stdin/stdout through which the harness
  * plays the controller manager and kubelet: create Nodes with podCIDRs and a Ready condition,
- * read them back, delete them. One request per line, one answer per line ({@code ok [json]} or
+ * read them back, delete them (through the server's second, loopback front, so they work during an
+ * outage of the first, as through another API server replica). One request per line, one answer per line ({@code ok [json]} or
  * {@code err <message>}); end-of-file on stdin stops the server.
  *
  * <pre>
@@ -34,6 +32,10 @@ import org.jflannel.testsupport.kube.NodeAwareCrudDispatcher;
  * get-node NAME
  * delete-node NAME
  * calls            (every request but the harness's own: verb, RBAC resource, name, content type, user agent)
+ * patch-node NAME JSON   (a strategic merge patch of the Node, e.g. to change an annotation)
+ * stop-serving / resume-serving     (an API server outage: connections dropped, the store kept)
+ * hold-watches / release-watches    (open watches get no changes meanwhile)
+ * expire-watches   (history compacted, every open watch answered 410 Gone: clients must relist)
  * </pre>
  */
 public final class KubeApiServerMain {
@@ -52,25 +54,19 @@ public final class KubeApiServerMain {
         }
         InetAddress host = InetAddress.getByName(args[0]);
         int port = Integer.parseInt(args[1]);
-        NodeAwareCrudDispatcher dispatcher = new NodeAwareCrudDispatcher();
-        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                dispatcher, false);
-        server.init(host, port);
-        String url = "http://" + host.getHostAddress() + ":" + server.getPort();
-        Config config = new ConfigBuilder(Config.empty()).withMasterUrl(url).withUserAgent(HARNESS_AGENT).build();
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-        try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build()) {
-            out.println("ready " + url);
+        try (KubeMockServer server = KubeMockServer.start(host, port, KubeMockServer.BOOKMARK_EVERY);
+             KubernetesClient client = server.newClient(b -> b.withConfig(new ConfigBuilder(Config.empty())
+                     .withMasterUrl(server.adminUrl()).withUserAgent(HARNESS_AGENT).build()))) {
+            out.println("ready " + server.url());
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             for (String line = in.readLine(); line != null; line = in.readLine()) {
-                out.println(answer(client, dispatcher, line.strip()));
+                out.println(answer(client, server, line.strip()));
             }
-        } finally {
-            server.destroy();
         }
     }
 
-    static String answer(KubernetesClient client, NodeAwareCrudDispatcher dispatcher, String line) {
+    static String answer(KubernetesClient client, KubeMockServer server, String line) {
         List<String> words = List.of(line.split("\\s+"));
         try {
             return switch (words.get(0)) {
@@ -86,7 +82,29 @@ public final class KubeApiServerMain {
                     client.nodes().withName(words.get(1)).delete();
                     yield "ok";
                 }
-                case "calls" -> "ok " + JSON.writeValueAsString(calls(dispatcher));
+                case "calls" -> "ok " + JSON.writeValueAsString(calls(server));
+                case "patch-node" -> "ok " + JSON.writeValueAsString(client.nodes().withName(words.get(1))
+                        .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), line.substring(line.indexOf('{'))));
+                case "stop-serving" -> {
+                    server.stopServing();
+                    yield "ok";
+                }
+                case "resume-serving" -> {
+                    server.resumeServing();
+                    yield "ok";
+                }
+                case "hold-watches" -> {
+                    server.holdWatches(true);
+                    yield "ok";
+                }
+                case "release-watches" -> {
+                    server.holdWatches(false);
+                    yield "ok";
+                }
+                case "expire-watches" -> {
+                    server.expireWatches();
+                    yield "ok";
+                }
                 default -> "err unknown command: " + words.get(0);
             };
         } catch (IndexOutOfBoundsException e) {
@@ -96,8 +114,8 @@ public final class KubeApiServerMain {
         }
     }
 
-    private static List<Map<String, String>> calls(NodeAwareCrudDispatcher dispatcher) {
-        return dispatcher.calls().stream().filter(c -> !c.userAgent().startsWith(HARNESS_AGENT))
+    private static List<Map<String, String>> calls(KubeMockServer server) {
+        return server.calls().stream().filter(c -> !c.userAgent().startsWith(HARNESS_AGENT))
                 .map(c -> Map.of("verb", c.verb(), "resource", c.rbacResource(), "name", c.name(),
                         "contentType", c.contentType(), "userAgent", c.userAgent()))
                 .toList();

@@ -351,6 +351,31 @@ public final class NetnsCluster implements AutoCloseable {
         requireKube().deleteNode(name);
     }
 
+    /** A strategic merge patch of a Node (kube mode; {@code null} deletes a key), e.g. to drop its annotations. */
+    public JsonNode patchKubeNode(String name, String patchJson) throws IOException, InterruptedException {
+        return requireKube().patchNode(name, patchJson);
+    }
+
+    /** API server outage (kube mode): stops listening and drops every connection; the stored Nodes stay. */
+    public void stopKubeApi() throws IOException, InterruptedException {
+        requireKube().fault("stop-serving");
+    }
+
+    /** Ends the outage: the API server listens again on the same address. */
+    public void resumeKubeApi() throws IOException, InterruptedException {
+        requireKube().fault("resume-serving");
+    }
+
+    /** While held (kube mode), open watches get no changes; false lets them have them. */
+    public void holdKubeWatches(boolean on) throws IOException, InterruptedException {
+        requireKube().fault(on ? "hold-watches" : "release-watches");
+    }
+
+    /** Compacts the API server's history and answers every open watch {@code 410 Gone}: clients must relist. */
+    public void expireKubeWatches() throws IOException, InterruptedException {
+        requireKube().fault("expire-watches");
+    }
+
     /** Kubeconfig of the mock API server (kube mode). */
     public Path kubeconfig() {
         return requireKube().kubeconfig();

@@ -16,7 +16,7 @@ import org.jflannel.linuxnet.NetNs;
  * A loopback TCP relay in front of a server. For fault tests, {@link #cut()} drops every connection
  * and refuses new ones (the port stays reserved by nobody else in practice, and is re-bound by
  * {@link #resume()}), so a client sees its server vanish and come back while the server itself keeps
- * running and can be changed behind the client's back. {@link #inNamespace} lets a process inside a
+ * running and can be changed behind the client's back; {@link #setLatency} makes the link slow. {@link #inNamespace} lets a process inside a
  * network namespace reach a server on the test JVM's loopback without any interface in the host
  * namespace: the listening socket is created on the namespace's thread (a socket stays in the
  * namespace it was created in), the upstream connections on ordinary threads.
@@ -28,6 +28,7 @@ public final class TcpProxy implements AutoCloseable {
     private final int port;
     private final NetNs namespace;
     private final List<Socket> sockets = new ArrayList<>();
+    private volatile long latencyNanos;
     private ServerSocket server;
     private Thread acceptor;
 
@@ -57,6 +58,15 @@ public final class TcpProxy implements AutoCloseable {
 
     public String endpoint() {
         return "http://127.0.0.1:" + port;
+    }
+
+    /**
+     * From now on every chunk relayed (both directions, open connections too) is held {@code latency}
+     * after it was read before it is written, as over a slow link: order kept, nothing lost.
+     * {@link Duration#ZERO} ends it.
+     */
+    public void setLatency(java.time.Duration latency) {
+        latencyNanos = latency.toNanos();
     }
 
     /** Listens again on the same port. */
@@ -136,6 +146,7 @@ public final class TcpProxy implements AutoCloseable {
             byte[] buf = new byte[16384];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 for (int n; (n = in.read(buf)) >= 0; ) {
+                    hold(System.nanoTime() + latencyNanos);
                     out.write(buf, 0, n);
                     out.flush();
                 }
@@ -148,6 +159,16 @@ public final class TcpProxy implements AutoCloseable {
         }, "tcp-proxy-pump-" + port);
         t.setDaemon(true);
         t.start();
+    }
+
+    /** Waits until {@code due} (the injected latency); an interrupt ends the relay of this direction. */
+    private static void hold(long due) throws java.io.InterruptedIOException {
+        for (long left = due - System.nanoTime(); left > 0; left = due - System.nanoTime()) {
+            java.util.concurrent.locks.LockSupport.parkNanos(left);
+            if (Thread.interrupted()) {
+                throw new java.io.InterruptedIOException("relay interrupted");
+            }
+        }
     }
 
     private static void closeQuietly(Socket s) {

@@ -1,30 +1,48 @@
 package org.jflannel.testsupport.kube;
 
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.vertx.core.Vertx;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.nio.file.Path;
-import java.util.HashMap;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
- * fabric8's Kubernetes mock API server in CRUD mode with {@link NodeAwareCrudDispatcher}, on loopback
- * over plain HTTP. Used in-process by tests ({@link #start()}) and as a separate process by the
- * end-to-end tests ({@link #main(String[])}).
+ * A Kubernetes API server stand-in over plain HTTP: fabric8's CRUD store with
+ * {@link NodeAwareCrudDispatcher} (strategic merge patch, {@code /status}), watches served as a real
+ * API server serves them ({@link WatchHub}: chunked JSON or WebSocket, resourceVersion, bookmarks,
+ * 410 Gone, timeoutSeconds) and discovery, so both fabric8 and Go clients (client-go, kubectl) work
+ * against it. Used in-process by tests ({@link #start()}) and as a separate process by the end-to-end
+ * tests ({@link #main(String[])}). Fault injection: failed requests ({@link #failNext}), an outage
+ * ({@link #stopServing()}/{@link #resumeServing()}), watches held back or expired.
  */
 public final class KubeMockServer implements AutoCloseable {
 
-    private final NodeAwareCrudDispatcher dispatcher = new NodeAwareCrudDispatcher();
-    private final KubernetesMockServer server;
+    /** Bookmarks on watches that allow them: the real server sends one about every minute. */
+    public static final Duration BOOKMARK_EVERY = Duration.ofSeconds(30);
 
-    private KubeMockServer() {
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
+    private final Vertx vertx = Vertx.vertx();
+    private final NodeAwareCrudDispatcher dispatcher = new NodeAwareCrudDispatcher();
+    private final WatchHub watches;
+    private final ApiHttpServer http;
+    /** A second front on the same store, on loopback, that an outage leaves up: another API server replica. */
+    private final ApiHttpServer admin;
+    private final InetAddress host;
+
+    private KubeMockServer(InetAddress host, Duration bookmarkEvery) {
+        this.host = host;
+        this.watches = new WatchHub(dispatcher, bookmarkEvery);
+        this.http = new ApiHttpServer(vertx, dispatcher, watches, host);
+        this.admin = new ApiHttpServer(vertx, dispatcher, watches, InetAddress.getLoopbackAddress());
     }
 
     /** Starts a server on a free loopback port. */
@@ -34,33 +52,97 @@ public final class KubeMockServer implements AutoCloseable {
 
     /** Starts a server on loopback, {@code port} 0 meaning a free one. */
     public static KubeMockServer start(int port) {
-        KubeMockServer s = new KubeMockServer();
-        s.server.init(InetAddress.getLoopbackAddress(), port);
+        return start(InetAddress.getLoopbackAddress(), port, BOOKMARK_EVERY);
+    }
+
+    /** Starts a server on {@code host}:{@code port} (0: a free one) with bookmarks every {@code bookmarkEvery}. */
+    public static KubeMockServer start(InetAddress host, int port, Duration bookmarkEvery) {
+        KubeMockServer s = new KubeMockServer(host, bookmarkEvery);
+        try {
+            s.http.listen(port);
+            s.admin.listen(0);
+        } catch (RuntimeException e) {
+            s.close();
+            throw e;
+        }
         return s;
     }
 
     /** The API server URL, e.g. {@code http://127.0.0.1:41234}. */
     public String url() {
-        return "http://" + InetAddress.getLoopbackAddress().getHostAddress() + ":" + server.getPort();
+        return "http://" + host.getHostAddress() + ":" + http.port();
     }
 
     public int port() {
-        return server.getPort();
+        return http.port();
     }
 
-    /** A new client for this server (JDK HTTP client); the caller closes it. */
+    /**
+     * The URL of a second front on the same store (loopback, free port) that {@link #stopServing()}
+     * leaves up, so a test can change Nodes during an outage as another API server replica would.
+     */
+    public String adminUrl() {
+        return "http://" + InetAddress.getLoopbackAddress().getHostAddress() + ":" + admin.port();
+    }
+
+    /** A new client for this server (JDK HTTP client, namespace {@code test}); the caller closes it. */
     public KubernetesClient newClient() {
-        return server.createClient();
+        return newClient(b -> { });
     }
 
     /** A new client for this server, its builder adjusted by {@code customizer} first; the caller closes it. */
-    public KubernetesClient newClient(java.util.function.Consumer<io.fabric8.kubernetes.client.KubernetesClientBuilder> customizer) {
-        return server.createClient(customizer);
+    public KubernetesClient newClient(Consumer<KubernetesClientBuilder> customizer) {
+        Config config = new ConfigBuilder(Config.empty()).withMasterUrl(url()).withNamespace("test")
+                .withTrustCerts(true).build();
+        KubernetesClientBuilder builder = new KubernetesClientBuilder().withConfig(config);
+        customizer.accept(builder);
+        return builder.build();
     }
 
     /** Fault injection: the next {@code times} {@code method} requests under {@code pathPrefix} fail with HTTP {@code code}. */
     public void failNext(String method, String pathPrefix, int times, int code) {
         dispatcher.failNext(method, pathPrefix, times, code);
+    }
+
+    /** Outage: stops listening and drops every connection; the stored objects stay. */
+    public void stopServing() {
+        http.stop();
+    }
+
+    /** Ends an outage: listens on the same port again. */
+    public void resumeServing() {
+        http.listen(0);
+    }
+
+    public boolean serving() {
+        return http.listening();
+    }
+
+    /** While held, open watches receive no changes (their clients fall behind); false lets them catch up. */
+    public void holdWatches(boolean on) {
+        watches.hold(on);
+    }
+
+    /**
+     * Compacts the history and answers every open watch {@code 410 Gone} (an ERROR event), as a real
+     * server does when a watcher fell too far behind: its client must list again. Changes held back
+     * from those watches are never sent on them.
+     */
+    public void expireWatches() {
+        watches.expireAll();
+    }
+
+    /** Watches open right now (on either front). */
+    public int openWatches() {
+        return watches.openCount();
+    }
+
+    /** How many watches were served as a chunked HTTP stream and how many over a WebSocket. */
+    public record WatchTransports(int chunked, int websocket) {
+    }
+
+    public WatchTransports watchTransports() {
+        return http.transports();
     }
 
     /** Every request received so far, in order. */
@@ -79,7 +161,21 @@ public final class KubeMockServer implements AutoCloseable {
 
     @Override
     public void close() {
-        server.destroy();
+        try {
+            http.stop();
+            admin.stop();
+            watches.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            try {
+                vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                System.err.println("kube mock: vert.x did not close: " + e);
+            }
+        }
     }
 
     /**

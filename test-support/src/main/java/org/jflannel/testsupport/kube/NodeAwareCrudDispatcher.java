@@ -5,17 +5,20 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.mockwebserver.crud.Attribute;
+import io.fabric8.mockwebserver.crud.AttributeSet;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
 import io.fabric8.mockwebserver.http.Buffer;
 import io.fabric8.mockwebserver.http.Headers;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
-import io.fabric8.mockwebserver.http.WebSocketListener;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -37,14 +40,10 @@ public class NodeAwareCrudDispatcher extends KubernetesCrudDispatcher {
     static final String MERGE_PATCH = "application/merge-patch+json";
     private static final Pattern NODE_PATH = Pattern.compile("^/api/v1/nodes/([^/?]+)(/status)?/?(\\?.*)?$");
     private static final int MAX_CONFLICT_RETRIES = 20;
+    /** Changes kept for watches to resume from; older resourceVersions are answered 410 Gone. */
+    static final int HISTORY = 10_000;
 
     private final ObjectMapper json = new ObjectMapper();
-    /** A short-lived daemon thread per closed watch (closes are rare; no pool to outlive the server). */
-    private static final java.util.concurrent.Executor WATCH_CLOSER = r -> {
-        Thread t = new Thread(r, "kube-mock-watch-close");
-        t.setDaemon(true);
-        t.start();
-    };
     private final List<ApiCall> calls = new ArrayList<>();
 
     /** Injected failures: the next {@code remaining} requests matching method + path prefix get {@code code}. */
@@ -60,6 +59,16 @@ public class NodeAwareCrudDispatcher extends KubernetesCrudDispatcher {
 
     @Override
     public MockResponse dispatch(RecordedRequest request) {
+        MockResponse refused = admit(request);
+        return refused != null ? refused : super.dispatch(request);
+    }
+
+    /**
+     * Records {@code request} and applies the injected faults: returns the failure to answer with,
+     * or null to serve it. The HTTP front calls this itself for watches, which it serves without
+     * {@link #dispatch}.
+     */
+    MockResponse admit(RecordedRequest request) {
         String body = request.getBody() == null ? "" : new String(request.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
         synchronized (calls) {
             calls.add(ApiCall.of(request.getMethod(), request.getPath(), request.getHeader("Content-Type"), body,
@@ -71,7 +80,7 @@ public class NodeAwareCrudDispatcher extends KubernetesCrudDispatcher {
                 return status(f.code(), "InternalError", "injected failure");
             }
         }
-        return super.dispatch(request);
+        return null;
     }
 
     /** Every request received so far, in order. */
@@ -87,12 +96,101 @@ public class NodeAwareCrudDispatcher extends KubernetesCrudDispatcher {
         }
     }
 
-    /** fabric8's watch, with its close handling moved off the event loop ({@link OffLoopCloseListener}). */
+    // ---- watches: the history the HTTP front's WatchHub serves them from ----
+
+    /** A consistent starting point for a watch: the selected objects and the resourceVersion they are at. */
+    record Snapshot(long rv, List<String> items) {
+    }
+
+    private final WatchLog watchLog = new WatchLog(HISTORY);
+
+    WatchLog watchLog() {
+        return watchLog;
+    }
+
+    /**
+     * Every stored change also goes to the watch history, with the resourceVersion the change got
+     * (a deletion gets a new one, as on a real server). Runs under the store's write lock, so the
+     * history is in resourceVersion order and a list taken under the read lock is consistent with it.
+     */
+    @Override
+    public void processEvent(String path, AttributeSet pathAttributes, AttributeSet oldAttributes,
+                             GenericKubernetesResource resource, String newState) {
+        String existing = oldAttributes == null ? null : map.get(oldAttributes);
+        super.processEvent(path, pathAttributes, oldAttributes, resource, newState);
+        if (Objects.equals(existing, newState)) {
+            return;
+        }
+        try {
+            if (newState == null) {
+                long rv = requestResourceVersion();
+                ObjectNode gone = (ObjectNode) json.readTree(existing);
+                if (gone.get("metadata") instanceof ObjectNode metadata) {
+                    metadata.put("resourceVersion", Long.toString(rv));
+                }
+                watchLog.append(new WatchLog.Change(rv, oldAttributes, null, gone.toString()));
+                return;
+            }
+            AttributeSet after = attributeExtractor.fromResource(newState);
+            if (!after.containsKey("plural")) {
+                after = AttributeSet.merge(pathAttributes, after);
+            }
+            long rv = json.readTree(newState).path("metadata").path("resourceVersion").asLong(0);
+            watchLog.append(new WatchLog.Change(rv > 0 ? rv : requestResourceVersion(), oldAttributes, after, newState));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("stored object is not JSON: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    /** What a watch selects: the collection (and label selector) of its path, and its name if one was given. */
+    AttributeSet watchQuery(WatchRequest request) {
+        AttributeSet q = attributeExtractor.fromPath(request.listPath());
+        return request.name().isEmpty() ? q : q.add(new Attribute("name", request.name()));
+    }
+
+    /** The objects a watch starts with and their resourceVersion, read under the store's read lock. */
+    Snapshot snapshot(WatchRequest request) {
+        MockResponse list = super.handleGet(request.listPath());
+        try {
+            JsonNode body = json.readTree(list.getBody().readUtf8());
+            List<String> items = new ArrayList<>();
+            for (JsonNode item : body.path("items")) {
+                if (request.name().isEmpty() || request.name().equals(item.path("metadata").path("name").asText())) {
+                    items.add(item.toString());
+                }
+            }
+            return new Snapshot(body.path("metadata").path("resourceVersion").asLong(0), items);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("list of " + request.listPath() + " is not JSON: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    /** Lists say what they hold ({@code NodeList}), as client-go needs to decode them; the stock mock says {@code List}. */
+    @Override
+    public MockResponse handleGet(String path) {
+        MockResponse response = super.handleGet(path);
+        ApiCall call = ApiCall.of("GET", path, "", "");
+        ResourceKinds.Kind kind = ResourceKinds.of(path);
+        if (response.code() != 200 || !call.verb().equals("list") || !call.subresource().isEmpty() || !kind.known()
+                || response.getBody() == null) {
+            return response;
+        }
+        try {
+            JsonNode body = json.readTree(response.getBody().readUtf8());
+            if (body.isObject() && "List".equals(body.path("kind").asText())) {
+                ((ObjectNode) body).put("kind", kind.kind() + "List");
+                ((ObjectNode) body).put("apiVersion", kind.apiVersion());
+            }
+            return response.setBody(body.toString());
+        } catch (JsonProcessingException e) {
+            return status(500, "InternalError", "list of " + path + " is not JSON: " + e.getOriginalMessage());
+        }
+    }
+
+    /** Watches never reach the store: the HTTP front serves them from the history ({@link WatchHub}). */
     @Override
     public MockResponse handleWatch(String path) {
-        MockResponse response = super.handleWatch(path);
-        WebSocketListener inner = response.getWebSocketListener();
-        return inner == null ? response : response.withWebSocketUpgrade(new OffLoopCloseListener(inner, WATCH_CLOSER));
+        return status(500, "InternalError", "watch " + path + " reached the store; serve it through WatchHub");
     }
 
     @Override
