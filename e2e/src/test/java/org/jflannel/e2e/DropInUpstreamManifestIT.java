@@ -23,6 +23,7 @@ import org.jflannel.testsupport.cluster.ClusterOptions;
 import org.jflannel.testsupport.cluster.DaemonSetCluster;
 import org.jflannel.testsupport.cluster.PingMatrix;
 import org.jflannel.testsupport.cluster.UnpackedImage;
+import org.jflannel.testsupport.cluster.UpstreamFlannel;
 import org.jflannel.testsupport.image.ImageRootfs;
 import org.jflannel.testsupport.manifests.RenderedManifests;
 import org.junit.jupiter.api.AfterAll;
@@ -58,8 +59,8 @@ class DropInUpstreamManifestIT {
     @BeforeAll
     static void unpack() throws Exception {
         NetnsPrivilege.require();
-        upstream = ClusterOptions.findProjectRoot().resolve("../shared/upstream").toAbsolutePath().normalize();
-        assertThat(upstream.resolve("flannel")).as("upstream's plugin (../shared/upstream/README.md)").isExecutable();
+        upstream = UpstreamFlannel.dir(ClusterOptions.findProjectRoot());
+        UpstreamFlannel.plugin(ClusterOptions.findProjectRoot()); // fails (integration) naming the path when absent
         work = Files.createTempDirectory("jflannel-dropin");
         image = UnpackedImage.unpack(UnpackedImage.archive(), work.resolve("image"));
         // upstream's plugin image, as far as its init container goes: /flannel (the Go plugin) and a cp

@@ -18,6 +18,7 @@ import org.jflannel.testsupport.cluster.ClusterOptions.Mode;
 import org.jflannel.testsupport.cluster.ManagedProcess;
 import org.jflannel.testsupport.cluster.NetnsCluster;
 import org.jflannel.testsupport.cluster.NodeLease;
+import org.jflannel.testsupport.cluster.UpstreamFlannel;
 import org.jflannel.testsupport.cluster.Wait;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -51,22 +52,10 @@ class KubeMixedClusterIT {
     private ManagedProcess upstream;
     private ClusterNode upstreamNode;
 
-    /**
-     * Upstream's flanneld, at {@code <project root>/../shared/upstream/flanneld} (CI keeps shared/
-     * beside its clone). A locator of this test's own; the interop branch brings a shared one.
-     */
-    static Path upstreamFlanneld() {
-        Path p = ClusterOptions.findProjectRoot().resolve("../shared/upstream/flanneld").normalize();
-        if (!Files.isExecutable(p)) {
-            throw new IllegalStateException("upstream flanneld not found at " + p + " (shared/upstream beside the clone)");
-        }
-        return p;
-    }
-
     @BeforeAll
     void startMixedCluster() throws Exception {
         NetnsPrivilege.require();
-        Path flanneld = upstreamFlanneld();
+        Path flanneld = UpstreamFlannel.flanneld(ClusterOptions.findProjectRoot());
         cluster = NetnsCluster.start(ClusterOptions.defaults().withMode(Mode.KUBE)
                 .withProgress(l -> System.out.println("cluster: " + l)));
         upstreamNode = cluster.node(3);

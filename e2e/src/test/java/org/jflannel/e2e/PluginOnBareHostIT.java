@@ -22,6 +22,7 @@ import org.jflannel.testsupport.cluster.Cmd;
 import org.jflannel.testsupport.cluster.DaemonSetCluster;
 import org.jflannel.testsupport.cluster.Pod;
 import org.jflannel.testsupport.cluster.UnpackedImage;
+import org.jflannel.testsupport.cluster.UpstreamFlannel;
 import org.jflannel.testsupport.cluster.Wait;
 import org.jflannel.testsupport.image.ImageRootfs;
 import org.jflannel.testsupport.manifests.RenderedManifests;
@@ -55,8 +56,7 @@ class PluginOnBareHostIT {
     static void prepare() throws Exception {
         NetnsPrivilege.require();
         Path root = ClusterOptions.findProjectRoot();
-        cnitool = root.resolve("../shared/upstream/cnitool").toAbsolutePath().normalize();
-        assertThat(cnitool).as("upstream's cnitool (../shared/upstream/README.md)").isExecutable();
+        cnitool = UpstreamFlannel.cnitool(root);
         work = Files.createTempDirectory("jflannel-bare-host");
         image = UnpackedImage.unpack(UnpackedImage.archive(), work.resolve("image"));
         // the four delegates, static; cached across runs (the build takes a minute)

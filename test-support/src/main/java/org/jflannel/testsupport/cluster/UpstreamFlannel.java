@@ -26,6 +26,16 @@ public final class UpstreamFlannel {
         return require(projectRoot, "flanneld");
     }
 
+    /** Upstream's CNI plugin (v1.9.1, static) beside {@code projectRoot}; fails (integration) or skips when it is not there. */
+    public static Path plugin(Path projectRoot) {
+        return require(projectRoot, "flannel");
+    }
+
+    /** libcni's cnitool beside {@code projectRoot}; fails (integration) or skips when it is not there. */
+    public static Path cnitool(Path projectRoot) {
+        return require(projectRoot, "cnitool");
+    }
+
     /** The folder {@code <projectRoot>/../shared/upstream}, normalized (it need not exist). */
     public static Path dir(Path projectRoot) {
         return projectRoot.resolve(DIR).toAbsolutePath().normalize();
