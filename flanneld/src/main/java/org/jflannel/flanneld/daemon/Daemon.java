@@ -182,9 +182,14 @@ public final class Daemon {
         }
     }
 
-    /** §9.5 step 4: retried every 1 s; a config the daemon can never run with is fatal. Null when stopped meanwhile. */
+    /**
+     * §9.5 step 4: retried every 1 s; a config the daemon can never run with is fatal. Null when stopped meanwhile.
+     * Attempts start 1 s apart: one that itself took longer (the etcd manager waits up to its call timeout for an
+     * unreachable etcd) is retried at once, so that etcd's return is not missed by a pause.
+     */
     private NetConf networkConfig(SubnetManager subnets) throws StartupError, InterruptedException {
         while (true) {
+            long attemptStart = System.nanoTime();
             try {
                 return subnets.networkConfig();
             } catch (ConfigException e) {
@@ -198,7 +203,8 @@ public final class Daemon {
             } catch (IOException e) {
                 LOG.error("Couldn't fetch network config: {}", e.getMessage());
             }
-            if (shutdown.await(Duration.ofSeconds(1))) {
+            Duration pause = Duration.ofSeconds(1).minusNanos(System.nanoTime() - attemptStart);
+            if (shutdown.await(pause.isNegative() ? Duration.ZERO : pause)) {
                 return null;
             }
         }
