@@ -35,6 +35,19 @@ def start(tag):
     return p, t
 
 
+def daemon_pid(p):
+    """`ip netns exec` execs bin/flanneld, which execs java (or upstream's binary): the process itself, once it
+    is the daemon (never a child: the daemon runs iptables, whose pid a child lookup could return)."""
+    for _ in range(200):
+        try:
+            if UPSTREAM or open("/proc/%d/comm" % p.pid).read().strip() == "java":
+                return p.pid
+        except OSError:
+            pass
+        time.sleep(0.05)
+    return p.pid
+
+
 def monitors(tag):
     ms = []
     for name, cmd in (("ip", ["ip", "-n", conv.NS, "monitor", "all"]), ("bridge", ["bridge", "-n", conv.NS, "monitor", "fdb"])):
@@ -47,6 +60,8 @@ def monitors(tag):
 
 
 def deleted(ms):
+    """Deletions seen by the monitors: flannel's own (on flannel.1: neighbours, FDB entries, routes; the device
+    itself) by kind, and the rest (e.g. the kernel expiring a FAILED ARP entry on ext0) as "unrelated"."""
     counts = {}
     for p, path in ms:
         p.send_signal(signal.SIGTERM)
@@ -54,10 +69,19 @@ def deleted(ms):
         conv.procs.remove(p)
         for line in open(path):
             line = re.sub(r"^\[[A-Z]+\]", "", line)  # `ip monitor all` prefixes the kind: [ROUTE]Deleted ...
-            if line.startswith("Deleted"):
-                kind = "route" if " via " in line or "/" in line.split()[1] else (
-                    "fdb" if " dst " in line or "master" in line else ("neigh" if "lladdr" in line else "other"))
-                counts[kind] = counts.get(kind, 0) + 1
+            if not line.startswith("Deleted"):
+                continue
+            if "flannel.1" not in line:
+                kind = "unrelated"
+            elif " via " in line or re.match(r"Deleted \d+\.\d+\.\d+\.\d+/\d+", line):
+                kind = "route"
+            elif "lladdr" in line:
+                kind = "neigh"
+            elif " dst " in line or " self" in line or "master" in line:
+                kind = "fdb"
+            else:
+                kind = "other"
+            counts[kind] = counts.get(kind, 0) + 1
     return counts
 
 
@@ -85,7 +109,7 @@ def one(n, run):
     time.sleep(3)  # past the first reconcile
     tag = "%d-%d-restart" % (n, run)
     ms = monitors(tag)
-    jp = conv.java_pid(p)
+    jp = daemon_pid(p)
     os.kill(jp, signal.SIGKILL)
     p.wait(10)
     conv.procs.remove(p)
@@ -102,10 +126,11 @@ def one(n, run):
         time.sleep(0.05)
     env_s = conv.snapshot_line(tag) if not UPSTREAM else ""
     dels = deleted(ms)
+    flannel = sum(v for k, v in dels.items() if k != "unrelated")
     print("restart leases=%d run=%d exec_to_snapshot_programmed_s=%s %s min_entries_during=%d kernel_deleted=%d %s "
           "rss_mb=%.1f load1=%s%s"
-          % (n, run, ("%.2f" % (t_snap - t0)) if t_snap else "?", env_s, low, sum(dels.values()),
-             " ".join("%s=%d" % kv for kv in sorted(dels.items())) or "-", conv.rss_mb(conv.java_pid(p)) if p.poll() is None else 0,
+          % (n, run, ("%.2f" % (t_snap - t0)) if t_snap else "?", env_s, low, flannel,
+             " ".join("%s=%d" % kv for kv in sorted(dels.items())) or "-", conv.rss_mb(daemon_pid(p)) if p.poll() is None else 0,
              conv.load(), " upstream" if UPSTREAM else ""), flush=True)
     conv.stop(p)
 
