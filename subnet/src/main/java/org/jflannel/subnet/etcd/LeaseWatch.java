@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Streams the leases under one etcd prefix (REFERENCE §5.5 and our decisions): one snapshot batch
  * first, then the changes from snapshot revision + 1, always resuming after the last revision seen
- * (never "from now"), reconnecting with back-off, re-listing and diffing after a compaction.
+ * (never "from now"), reconnecting with back-off, re-listing and diffing after a compaction. While etcd
+ * accepts no connections it waits with an {@link EtcdProbe} instead, and then reconnects on a new client.
  *
  * <p>Owns one named platform thread, which does all the work and is the only one calling the sink,
  * and its own etcd client, replaced when a watch cannot be established.
