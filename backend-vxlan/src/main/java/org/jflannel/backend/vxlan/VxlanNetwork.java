@@ -45,6 +45,8 @@ public final class VxlanNetwork implements Network {
     private final Set<PeerEntries> failing = new HashSet<>();
     private SelfHealing healing;
     private boolean snapshotSeen;
+    /** While the first batch is applied: entries already in the kernel exactly as wanted are not written again. */
+    private boolean skipPresent;
     private volatile boolean closed;
 
     VxlanNetwork(Lease own, int mtu, RtNetlink nl, VtepDevice v4, VtepDevice v6, boolean directRouting,
@@ -97,6 +99,7 @@ public final class VxlanNetwork implements Network {
         long start = System.nanoTime();
         long adds = batch.stream().filter(e -> e.type() == LeaseEvent.Type.ADDED).count();
         deferred = adds >= BULK_MIN ? new ArrayList<>((int) adds) : null;
+        skipPresent = first;
         try {
             for (LeaseEvent event : batch) {
                 if (closed || Thread.currentThread().isInterrupted()) {
@@ -120,6 +123,7 @@ public final class VxlanNetwork implements Network {
             return;
         } finally {
             deferred = null;
+            skipPresent = false;
         }
         if (adds >= BULK_MIN) {
             // one line for the batch; the per-peer lines are at DEBUG (thousands of peers at start-up)
@@ -173,7 +177,10 @@ public final class VxlanNetwork implements Network {
         if (deferred == null || deferred.isEmpty()) {
             return;
         }
-        List<PeerEntries.Encapsulated> failed = bulk.program(deferred);
+        if (skipPresent) {
+            skipPresent(deferred);
+        }
+        List<PeerEntries.Encapsulated> failed = deferred.isEmpty() ? List.of() : bulk.program(deferred);
         Set<PeerEntries> retry = new HashSet<>(failed);
         for (PeerEntries.Encapsulated e : deferred) {
             if (!retry.contains(e)) {
@@ -183,6 +190,35 @@ public final class VxlanNetwork implements Network {
         deferred.clear();
         for (PeerEntries.Encapsulated e : failed) {
             write(e);
+        }
+    }
+
+    /**
+     * Ours (issue 23): drops from {@code entries} the peers whose neighbour, FDB entry and route are all already
+     * in the kernel as wanted (one dump per table and device). After a restart the kernel still holds every
+     * peer (§9.4), and re-writing 10,000 routes through the kernel's route insertion (quadratic on one device,
+     * docs/benchmarks.md) took seconds for no change; on a fresh device the dumps are empty and cost nothing.
+     * A failed dump keeps every entry (the write is idempotent).
+     */
+    private void skipPresent(List<PeerEntries.Encapsulated> entries) {
+        int before = entries.size();
+        for (VtepDevice dev : devices()) {
+            int idx = dev.index();
+            List<PeerEntries.Encapsulated> mine = entries.stream().filter(e -> e.neighbour().linkIndex() == idx).toList();
+            if (mine.isEmpty()) {
+                continue;
+            }
+            try {
+                Set<PeerEntries> wrong = new HashSet<>();
+                KernelDiff.of(mine, nl.neighbours(idx), nl.fdb(idx), nl.routesOf(idx), false).missing()
+                        .forEach(m -> wrong.add(m.entries()));
+                entries.removeIf(e -> e.neighbour().linkIndex() == idx && !wrong.contains(e));
+            } catch (IOException e) {
+                LOG.warn("kernel entries not read, writing all device={} error={}", dev.name(), e.getMessage());
+            }
+        }
+        if (entries.size() < before) {
+            LOG.info("peers already programmed, not written again peers={} toWrite={}", before - entries.size(), entries.size());
         }
     }
 

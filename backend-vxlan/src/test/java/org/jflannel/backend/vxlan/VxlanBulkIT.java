@@ -2,6 +2,9 @@ package org.jflannel.backend.vxlan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.jflannel.core.Lease;
@@ -9,6 +12,7 @@ import org.jflannel.core.LeaseEvent;
 import org.jflannel.linuxnet.Neighbour;
 import org.jflannel.linuxnet.Route;
 import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.testsupport.cluster.Wait;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -79,6 +83,61 @@ class VxlanBulkIT {
             assertThat(node.slept).hasSize(9);
             assertThat(node.network.counters().errors(VxlanCounters.ErrorKind.NEIGHBOUR)).isZero();
         }
+    }
+
+    /**
+     * Issue 23: a daemon killed and started again finds every peer's entries still in the kernel; its snapshot
+     * must neither delete nor re-write any of them. A kernel monitor in the node's namespace counts deletions.
+     */
+    @Test
+    void aRestartedNetworkFindsItsPeersProgrammedAndDeletesOrRewritesNothing() throws Exception {
+        int peers = 300;
+        try (Node node = Node.withUnderlay("vxr", VxlanPeersIT.ADDR)) {
+            var ext = node.underlay("ul0", VxlanPeersIT.ADDR);
+            node.register("", "10.244.1.0/24", ext, null);
+            List<LeaseEvent> batch = new ArrayList<>();
+            for (int i = 0; i < peers; i++) {
+                batch.add(LeaseEvent.added(peer(i, "0e:00:00:00:%02x:%02x")));
+            }
+            node.apply(batch.toArray(LeaseEvent[]::new));
+            assertThat(counts(node)).containsExactly(peers, peers, peers);
+            node.onLeaseEvents(() -> {
+                node.network.close(); // as a SIGKILL leaves it: the kernel keeps device and entries
+                return null;
+            });
+
+            Path log = Files.createTempFile("vxr-monitor", ".log");
+            Process monitor = new ProcessBuilder("ip", "-n", node.name(), "monitor", "all")
+                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            try {
+                // the monitor is listening once it reports a change we make
+                node.ip("addr", "add", "192.0.2.99/32", "dev", "lo");
+                Wait.until("the monitor reports our marker address", Duration.ofSeconds(20),
+                        () -> Files.readString(log).contains("192.0.2.99"));
+
+                node.register("", "10.244.1.0/24", ext, null);
+                node.apply(batch.toArray(LeaseEvent[]::new));
+                node.reconcile();
+                node.ip("addr", "del", "192.0.2.99/32", "dev", "lo"); // the last event: everything before it is in the log
+                Wait.until("the monitor reports the marker's removal", Duration.ofSeconds(20),
+                        () -> Files.readString(log).lines().anyMatch(l -> isDeletion(l) && l.contains("192.0.2.99")));
+            } finally {
+                monitor.destroy();
+                monitor.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            List<String> deleted = Files.readAllLines(log).stream()
+                    .filter(l -> isDeletion(l) && !l.contains("192.0.2.99")).toList();
+            Files.deleteIfExists(log);
+            assertThat(deleted).as("kernel deletions during the restart").isEmpty();
+            assertThat(counts(node)).containsExactly(peers, peers, peers);
+            assertThat(node.network.counters().entriesProgrammed()).as("entries re-written").isZero();
+            assertThat(node.onLeaseEvents(() -> node.network.peers())).isEqualTo(peers);
+        }
+    }
+
+    /** {@code ip monitor all} prefixes each line with its kind: {@code [ROUTE]Deleted 10.100.0.0/24 ...}. */
+    private static boolean isDeletion(String monitorLine) {
+        return monitorLine.replaceFirst("^\\[[A-Z]+\\]", "").startsWith("Deleted");
     }
 
     private static Lease peer(int i, String macFormat) {

@@ -150,7 +150,7 @@ public final class Daemon {
 
     /**
      * Ours (issue 12): the peer prober, fed by the lease-events loop; off with {@code --peer-probe=false}
-     * and for backends it does not know how to probe (host-gw: no overlay address to probe across).
+     * and for backends it does not know how to probe. host-gw (issue 23) probes each peer's cni0 address.
      * A failure to start it (no CAP_NET_RAW) is a warning: probing never keeps the node down.
      */
     private void startProber(NetConf conf, Network network, LeaseLoop loop) {
@@ -158,11 +158,14 @@ public final class Daemon {
             LOG.info("peer probing off: --peer-probe=false");
             return;
         }
-        String device;
+        String device = null;
+        boolean hostGw = false;
         if (conf.backend() instanceof BackendConfig.Vxlan v) {
             device = "flannel." + v.vni();
         } else if (conf.backend() instanceof BackendConfig.Udp) {
             device = null;
+        } else if (conf.backend() instanceof BackendConfig.HostGw) {
+            hostGw = true; // ours (issue 23): probes go along the host-gw routes to each peer's cni0
         } else {
             LOG.info("peer probing off: backend {} is not probed", conf.backend().type());
             return;
@@ -173,7 +176,7 @@ public final class Daemon {
         }
         try {
             Prober p = Prober.start(new ProbeSettings(Duration.ofSeconds(o.peerProbeInterval()), Duration.ofSeconds(1),
-                    network.mtu(), device), metrics);
+                    network.mtu(), device, hostGw), metrics);
             started.push(p);
             loop.onPeers(p::apply);
             prober = p;
@@ -182,9 +185,14 @@ public final class Daemon {
         }
     }
 
-    /** §9.5 step 4: retried every 1 s; a config the daemon can never run with is fatal. Null when stopped meanwhile. */
+    /**
+     * §9.5 step 4: retried every 1 s; a config the daemon can never run with is fatal. Null when stopped meanwhile.
+     * Attempts start 1 s apart: one that itself took longer (the etcd manager waits up to its call timeout for an
+     * unreachable etcd) is retried at once, so that etcd's return is not missed by a pause.
+     */
     private NetConf networkConfig(SubnetManager subnets) throws StartupError, InterruptedException {
         while (true) {
+            long attemptStart = System.nanoTime();
             try {
                 return subnets.networkConfig();
             } catch (ConfigException e) {
@@ -198,7 +206,8 @@ public final class Daemon {
             } catch (IOException e) {
                 LOG.error("Couldn't fetch network config: {}", e.getMessage());
             }
-            if (shutdown.await(Duration.ofSeconds(1))) {
+            Duration pause = Duration.ofSeconds(1).minusNanos(System.nanoTime() - attemptStart);
+            if (shutdown.await(pause.isNegative() ? Duration.ZERO : pause)) {
                 return null;
             }
         }

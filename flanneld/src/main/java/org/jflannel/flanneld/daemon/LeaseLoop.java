@@ -1,12 +1,15 @@
 package org.jflannel.flanneld.daemon;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.jflannel.core.Lease;
 import org.jflannel.core.LeaseEvent;
@@ -37,6 +40,11 @@ final class LeaseLoop implements AutoCloseable {
     private LeaseWatcher watcher;
     private boolean snapshotSeen;
     private volatile Consumer<List<LeaseEvent>> peerListener = diff -> { };
+    /** Batches received and not yet applied, oldest first; drained by one task at a time. */
+    private final ConcurrentLinkedQueue<Received> pending = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+
+    private record Received(List<LeaseEvent> batch, long nanos) {}
 
     LeaseLoop(Metrics metrics) {
         this.metrics = metrics;
@@ -63,10 +71,39 @@ final class LeaseLoop implements AutoCloseable {
         Lease own = network.lease();
         executor().execute(() -> watcher = new LeaseWatcher(own));
         subscription = subnets.watchLeases(batch -> {
-            long received = System.nanoTime();
-            executor().execute(() -> handle(batch, network, received));
+            pending.add(new Received(batch, System.nanoTime()));
+            if (drainScheduled.compareAndSet(false, true)) {
+                executor().execute(() -> drain(network));
+            }
         });
         LOG.info("lease-events loop started own={}", own.key());
+    }
+
+    /**
+     * Applies every batch received so far as one (ours, issue 23): while a large apply runs, the watch keeps
+     * delivering small batches (a burst of puts arrives a few events per watch response); applied one by one
+     * each would take the per-peer path (three round trips per peer), merged they take the pipelined one.
+     * The merge is exact: {@link LeaseWatcher#update} reduces any sequence of events to its net effect.
+     * The snapshot (the first batch) is always applied on its own.
+     */
+    private void drain(Network network) {
+        drainScheduled.set(false);
+        List<LeaseEvent> merged = new ArrayList<>();
+        long oldest = 0;
+        Received r;
+        while ((r = pending.poll()) != null) {
+            if (!snapshotSeen) {
+                handle(r.batch(), network, r.nanos());
+                continue;
+            }
+            if (merged.isEmpty()) {
+                oldest = r.nanos();
+            }
+            merged.addAll(r.batch());
+        }
+        if (!merged.isEmpty()) {
+            handle(merged, network, oldest);
+        }
     }
 
     private void handle(List<LeaseEvent> batch, Network network, long receivedNanos) {

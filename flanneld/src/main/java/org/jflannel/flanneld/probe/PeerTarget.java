@@ -7,6 +7,7 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.jflannel.core.Ip4Net;
 import org.jflannel.core.Lease;
 import org.jflannel.core.MacAddress;
 
@@ -31,11 +32,26 @@ record PeerTarget(Lease lease, String key, String peer, String subnet, Inet4Addr
 
     /** Empty for a lease we cannot probe over IPv4 (IPv6-only, no public IP). */
     static Optional<PeerTarget> of(Lease lease) {
+        return of(lease, false);
+    }
+
+    /**
+     * {@code hostGw}: the overlay target is the subnet's first address (the peer's {@code cni0}), not its network
+     * address, which on host-gw no device of the peer carries; a /31 or /32 subnet has no such address: not probed.
+     */
+    static Optional<PeerTarget> of(Lease lease, boolean hostGw) {
         if (lease.subnet() == null || lease.attrs().publicIp() == null) {
             return Optional.empty();
         }
+        Inet4Address overlay = lease.subnet().inetAddress();
+        if (hostGw) {
+            if (lease.subnet().prefixLength() > 30) {
+                return Optional.empty();
+            }
+            overlay = Ip4Net.toInet(lease.subnet().address() + 1);
+        }
         return Optional.of(new PeerTarget(lease, lease.key(), lease.attrs().publicIp().getHostAddress(),
-                lease.subnet().toString(), lease.subnet().inetAddress(), lease.attrs().publicIp(),
+                lease.subnet().toString(), overlay, lease.attrs().publicIp(),
                 vtepMac(lease.attrs().backendData())));
     }
 

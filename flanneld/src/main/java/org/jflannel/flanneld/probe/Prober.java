@@ -127,7 +127,7 @@ public final class Prober implements AutoCloseable {
         Prober p = new Prober(settings, metrics, socket, nl);
         p.thread.start();
         LOG.info("peer probing started interval={}s fullSize={} device={}", settings.interval().toSeconds(),
-                settings.fullSize(), settings.vxlanDevice() == null ? "flannel0" : settings.vxlanDevice());
+                settings.fullSize(), settings.describe());
         return p;
     }
 
@@ -193,7 +193,7 @@ public final class Prober implements AutoCloseable {
         while ((changes = inbox.poll()) != null) {
             for (LeaseEvent e : changes) {
                 String key = e.lease().key();
-                Optional<PeerTarget> t = e.type() == LeaseEvent.Type.ADDED ? PeerTarget.of(e.lease()) : Optional.empty();
+                Optional<PeerTarget> t = e.type() == LeaseEvent.Type.ADDED ? PeerTarget.of(e.lease(), settings.hostGw()) : Optional.empty();
                 if (t.isEmpty()) {
                     forget(key);
                     continue;

@@ -42,12 +42,19 @@ final class EtcdStore implements AutoCloseable {
         }
     }
 
-    private final Client client;
+    private volatile Client client;
     private final Duration timeout;
+    /** How to build a new client for {@link #reconnect()}; null for a store on a client given by the caller. */
+    private final EtcdOptions options;
 
     EtcdStore(Client client, Duration timeout) {
+        this(client, timeout, null);
+    }
+
+    private EtcdStore(Client client, Duration timeout, EtcdOptions options) {
         this.client = client;
         this.timeout = timeout;
+        this.options = options;
     }
 
     Optional<Entry> get(String key) throws IOException, InterruptedException {
@@ -113,7 +120,21 @@ final class EtcdStore implements AutoCloseable {
 
     /** Opens a store on a new jetcd client of its own. */
     static EtcdStore open(EtcdOptions options, Duration timeout, boolean quiet) throws IOException {
-        return new EtcdStore(EtcdClients.connect(options, quiet), timeout);
+        return new EtcdStore(EtcdClients.connect(options, quiet), timeout, options);
+    }
+
+    /**
+     * Replaces the jetcd client by a new one (ours, issue 23): a gRPC channel that failed to connect waits
+     * out its own reconnect back-off (up to 2 min) even after etcd is back; a new channel connects at once.
+     * Calls in flight on the old client fail. A store on a caller's client keeps it.
+     */
+    void reconnect() throws IOException {
+        if (options == null) {
+            return;
+        }
+        Client old = client;
+        client = EtcdClients.connect(options, true);
+        old.close();
     }
 
     /** Closes the jetcd client. */

@@ -43,7 +43,10 @@ public final class EtcdSubnetManager implements SubnetManager {
     private final LeaseAcquirer acquirer;
     private final LeaseRenewer renewer;
     private final List<Subscription> subscriptions = new ArrayList<>();
+    private final EtcdProbe probe;
     private LeaseWatch ownLeaseWatch;
+    /** etcd was unreachable, or a call failed, since the client last worked: use a new client next time. */
+    private boolean stale;
 
     /**
      * @param previousSubnet      {@code FLANNEL_SUBNET} of the previous subnet.env, or null
@@ -56,6 +59,7 @@ public final class EtcdSubnetManager implements SubnetManager {
         this.timings = Objects.requireNonNull(timings, "timings");
         this.onLeaseLost = Objects.requireNonNull(onLeaseLost, "onLeaseLost");
         this.store = EtcdStore.open(options, timings.callTimeout(), false);
+        this.probe = new EtcdProbe(options.endpoints(), timings.probeInterval());
         this.acquirer = new LeaseAcquirer(store, options, timings, clock, RandomGenerator.getDefault(),
                 previousSubnet, previousIpv6Subnet);
         this.renewer = new LeaseRenewer(store, timings, clock);
@@ -68,17 +72,30 @@ public final class EtcdSubnetManager implements SubnetManager {
 
     /** {@code <prefix>/config}, parsed and validated as net-conf.json (etcd mode); errors name the key. */
     @Override
-    public NetConf networkConfig() throws IOException, InterruptedException, ConfigException {
+    public synchronized NetConf networkConfig() throws IOException, InterruptedException, ConfigException {
         String key = options.configKey();
-        EtcdStore.Entry e = store.get(key).orElseThrow(() -> new IOException(
-                "flannel config not found in etcd store. Did you create your config using etcdv3 API?"));
+        ready();
+        EtcdStore.Entry e;
+        try {
+            e = store.get(key).orElseThrow(() -> new IOException(
+                    "flannel config not found in etcd store. Did you create your config using etcdv3 API?"));
+        } catch (IOException ex) {
+            stale = true;
+            throw ex;
+        }
         return NetConf.parse(e.value(), NetConf.Mode.ETCD, key);
     }
 
     @Override
     public synchronized Lease acquireLease(LeaseAttrs attrs) throws IOException, InterruptedException, ConfigException {
         NetConf conf = networkConfig();
-        LeaseAcquirer.Acquired a = acquirer.acquire(conf, attrs);
+        LeaseAcquirer.Acquired a;
+        try {
+            a = acquirer.acquire(conf, attrs);
+        } catch (IOException ex) {
+            stale = true;
+            throw ex;
+        }
         renewer.cancel();
         if (!a.reservation()) {
             renewer.start(a.key(), a.value(), a.lease().expiration());
@@ -87,14 +104,34 @@ public final class EtcdSubnetManager implements SubnetManager {
             ownLeaseWatch.close();
         }
         OwnLeaseGuard guard = new OwnLeaseGuard(a.key(), renewer, onLeaseLost);
-        ownLeaseWatch = new LeaseWatch(this::watchConnection, a.key(), a.key()::equals, guard, "etcd-own-lease", timings, clock, true).start();
+        ownLeaseWatch = new LeaseWatch(this::watchConnection, probe, a.key(), a.key()::equals, guard, "etcd-own-lease",
+                timings, clock, true).start();
         return a.lease();
+    }
+
+    /**
+     * Ours (issue 23): before the start-up calls, waits (up to the call timeout) until etcd accepts
+     * connections, probing it cheaply, and after an outage or a failed call moves to a new client, whose
+     * channel connects at once instead of waiting out gRPC's reconnect back-off. A node started while etcd
+     * is down so gets its config and lease ≤ 0.75 s after etcd returns, instead of up to ~10 s.
+     */
+    private void ready() throws IOException, InterruptedException {
+        if (!probe.await(timings.callTimeout(), () -> false, "etcd-subnet-manager")) {
+            stale = true;
+            throw new IOException("etcd unreachable: no endpoint of " + options.endpoints()
+                    + " accepted a connection within " + timings.callTimeout().toMillis() + " ms");
+        }
+        if (stale) {
+            store.reconnect();
+            stale = false;
+        }
     }
 
     /** All leases under {@code <prefix>/subnets}, the own one included; see {@link SubnetManager#watchLeases}. */
     @Override
     public synchronized Subscription watchLeases(Consumer<List<LeaseEvent>> sink) {
-        LeaseWatch w = new LeaseWatch(this::watchConnection, options.subnetsPrefix(), key -> true, sink, "etcd-lease-watch", timings, clock, false);
+        LeaseWatch w = new LeaseWatch(this::watchConnection, probe, options.subnetsPrefix(), key -> true, sink,
+                "etcd-lease-watch", timings, clock, false);
         subscriptions.add(w);
         return w.start();
     }

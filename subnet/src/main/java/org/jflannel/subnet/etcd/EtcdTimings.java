@@ -13,6 +13,7 @@ import java.util.Objects;
  * @param backoffMin   first reconnect delay of the watch (upstream: 100 ms), doubling ...
  * @param backoffMax   ... up to this (upstream: 5 s)
  * @param callTimeout  bound of every single etcd call
+ * @param probeInterval while etcd is unreachable, probe it this often, ±50 % at random (ours, see {@link EtcdProbe})
  */
 public record EtcdTimings(
         Duration leaseTtl,
@@ -20,9 +21,12 @@ public record EtcdTimings(
         Duration renewRetry,
         Duration backoffMin,
         Duration backoffMax,
-        Duration callTimeout) {
+        Duration callTimeout,
+        Duration probeInterval) {
 
     public static final Duration LEASE_TTL = Duration.ofHours(24);
+    /** Mean pause between two probes of an unreachable etcd: etcd's return is seen ≤ 0.75 s late. */
+    public static final Duration PROBE_INTERVAL = Duration.ofMillis(500);
 
     public EtcdTimings {
         Objects.requireNonNull(leaseTtl, "leaseTtl");
@@ -31,6 +35,7 @@ public record EtcdTimings(
         Objects.requireNonNull(backoffMin, "backoffMin");
         Objects.requireNonNull(backoffMax, "backoffMax");
         Objects.requireNonNull(callTimeout, "callTimeout");
+        Objects.requireNonNull(probeInterval, "probeInterval");
         if (leaseTtl.toSeconds() < 1) {
             throw new IllegalArgumentException("leaseTtl must be at least 1 s, got " + leaseTtl);
         }
@@ -39,10 +44,16 @@ public record EtcdTimings(
                     + renewMargin.toMinutes() + " min (must be > 0 and < " + leaseTtl.toMinutes() + " min)");
         }
         if (renewRetry.isNegative() || backoffMin.isNegative() || backoffMax.compareTo(backoffMin) < 0
-                || callTimeout.isNegative() || callTimeout.isZero()) {
+                || callTimeout.isNegative() || callTimeout.isZero() || probeInterval.isNegative() || probeInterval.isZero()) {
             throw new IllegalArgumentException("invalid etcd timings: " + renewRetry + " " + backoffMin + " "
-                    + backoffMax + " " + callTimeout);
+                    + backoffMax + " " + callTimeout + " " + probeInterval);
         }
+    }
+
+    /** With the default {@link #PROBE_INTERVAL}. */
+    public EtcdTimings(Duration leaseTtl, Duration renewMargin, Duration renewRetry, Duration backoffMin,
+                       Duration backoffMax, Duration callTimeout) {
+        this(leaseTtl, renewMargin, renewRetry, backoffMin, backoffMax, callTimeout, PROBE_INTERVAL);
     }
 
     /** Upstream's values with {@code --subnet-lease-renew-margin} in minutes. */

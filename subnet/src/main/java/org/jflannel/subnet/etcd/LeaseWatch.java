@@ -14,6 +14,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import java.util.random.RandomGenerator;
 import org.jflannel.core.LeaseEvent;
 import org.jflannel.core.Subscription;
 import org.slf4j.Logger;
@@ -22,7 +23,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Streams the leases under one etcd prefix (REFERENCE §5.5 and our decisions): one snapshot batch
  * first, then the changes from snapshot revision + 1, always resuming after the last revision seen
- * (never "from now"), reconnecting with back-off, re-listing and diffing after a compaction.
+ * (never "from now"), reconnecting with back-off, re-listing and diffing after a compaction. While etcd
+ * accepts no connections it waits with an {@link EtcdProbe} instead, and then reconnects on a new client.
  *
  * <p>Owns one named platform thread, which does all the work and is the only one calling the sink,
  * and its own etcd client, replaced when a watch cannot be established.
@@ -40,7 +42,12 @@ final class LeaseWatch implements Subscription {
         EtcdStore open() throws IOException;
     }
 
+    /** Effectively "until closed": how long a watch waits for an unreachable etcd. */
+    private static final Duration FOREVER = Duration.ofDays(3650);
+
     private final Connector connector;
+    private final EtcdProbe probe;
+    private final RandomGenerator random = RandomGenerator.getDefault();
     private EtcdStore store;
     private final String prefix;
     private final Predicate<String> keyFilter;
@@ -55,9 +62,10 @@ final class LeaseWatch implements Subscription {
     private boolean established;
 
     /** {@code readExpirations}: listings read each key's TTL (the own lease), or estimate them (peers; see {@link Expirations}). */
-    LeaseWatch(Connector connector, String prefix, Predicate<String> keyFilter, Consumer<List<LeaseEvent>> sink,
-               String threadName, EtcdTimings timings, Clock clock, boolean readExpirations) {
+    LeaseWatch(Connector connector, EtcdProbe probe, String prefix, Predicate<String> keyFilter,
+               Consumer<List<LeaseEvent>> sink, String threadName, EtcdTimings timings, Clock clock, boolean readExpirations) {
         this.connector = connector;
+        this.probe = probe;
         this.prefix = prefix;
         this.keyFilter = keyFilter;
         this.timings = timings;
@@ -97,7 +105,21 @@ final class LeaseWatch implements Subscription {
                         backoff.toMillis(), e);
             }
             try {
-                TimeUnit.NANOSECONDS.sleep(backoff.toNanos());
+                if (!probe.reachable()) {
+                    // Ours (issue 23): etcd is down; wait for it with the cheap probe, then reconnect on a new
+                    // client at once and resume from our revision (no relist): seen ≤ 0.75 s after it returns
+                    if (!probe.await(FOREVER, () -> closed, thread.getName())) {
+                        break;
+                    }
+                    if (store != null) {
+                        store.close();
+                        store = null;
+                    }
+                    backoff = timings.backoffMin();
+                    continue;
+                }
+                // etcd answers TCP but the watch failed (no leader, auth, overload): back off, ±20 % at random
+                TimeUnit.NANOSECONDS.sleep((long) (backoff.toNanos() * (0.8 + 0.4 * random.nextDouble())));
             } catch (InterruptedException e) {
                 break;
             }
