@@ -178,7 +178,8 @@ public final class ClusterNode {
         FileTime before = subnetFileBefore;
         Wait.until(d.name() + " ready", READY_WITHIN, () -> {
             if (!d.isAlive()) {
-                throw new Wait.Abort(d.name() + " exited " + d.exitCode().orElse(-1) + "; log " + d.log() + ", tail:\n"
+                throw new Wait.Abort((k == NodeKind.UPSTREAM ? "upstream flanneld" : "flanneld") + " on " + name() + " exited "
+                        + d.exitCode().orElse(-1) + "; log " + d.log() + ", tail:\n"
                         + d.logTail(30));
             }
             if (!Files.exists(subnetFile())) {
