@@ -77,8 +77,9 @@ if [ ! -f "$base_tar" ]; then
     tar --sort=name --numeric-owner -cf "$base_tar.tmp" -C "$work/base" .
     rm -rf "$work/base"
     mv -f "$base_tar.tmp" "$base_tar"
-    # older bases (other keys) are dead weight
-    find "$CACHE" -maxdepth 1 -name 'base-*.tar' ! -name "base-$base_key.tar" -delete
+    # bases of other keys unused for a week are dead weight (not at once: worktrees of other branches
+    # share the cache, and deleting theirs makes every build on the machine a cold one)
+    find "$CACHE" -maxdepth 1 -name 'base-*.tar' ! -name "base-$base_key.tar" -mtime +7 -delete
 else
     log "base: cached $base_tar"
 fi
