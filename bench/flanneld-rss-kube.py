@@ -62,6 +62,8 @@ try:
         t = time.time() - start
         time.sleep(5)
         rss = int(sh("ps", "-o", "rss=", "-p", str(f.pid)).strip() or 0)
+        if os.environ.get("SMAPS"):  # RSS by mapping: heap and malloc, the CDS archive, libjvm, the modules file
+            print(sh(os.environ["SMAPS"], str(f.pid), check=False))
         if os.environ.get("DIAG"):
             print(sh("jcmd", str(f.pid), "VM.native_memory", "summary", check=False))
             print(sh("jcmd", str(f.pid), "GC.heap_info", check=False))

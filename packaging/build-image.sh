@@ -7,8 +7,8 @@
 # JDK at $JFLANNEL_JDK (default /usr/lib/jvm/temurin-25-jdk-amd64), binutils (strip, objdump).
 #
 # Three layers, in this order (docs/image.md says why each choice):
-#   1. base OS: Debian bookworm minbase + iptables, nftables, ca-certificates (mmdebstrap from Debian's
-#      packages), documentation and locales left out, plus our iptables-wrapper (nft/legacy choice);
+#   1. base OS: the few Debian bookworm packages the image runs (iptables, nftables, dash, ..., extracted by
+#      mmdebstrap from Debian's packages), documentation and locales left out, plus our iptables-wrapper (nft/legacy choice);
 #   2. Java runtimes: /opt/jflannel/jre (the daemon's jlink) and the CNI bundle's own java.base runtime;
 #   3. our application: jars, launchers, AppCDS archives dumped inside the root filesystem (chroot) for
 #      the image's own paths and runtime.
@@ -52,28 +52,34 @@ layout="$work/oci"
 start=$(date +%s)
 
 # --- 1. the base root filesystem ---------------------------------------------------------------------
-# what decides the base: the package set, the apt sources, this section of the script
-base_key=$( { echo "$SUITE minbase iptables nftables ca-certificates $SOURCE_DATE_EPOCH merged-usr v2";
+# Not minbase (87 MB: apt, perl, bash, systemd's libraries): only the packages a process in the image
+# runs, and their hard dependencies, extracted (mmdebstrap --variant=extract, no dpkg run); fixup.sh
+# does what their maintainer scripts would have that the image needs (passwd/group, the CA bundle,
+# iptables' alternatives) and removes what nothing reads (docs, gconv, OpenSSL). 23 MB unpacked.
+#   dash, coreutils, grep: the launchers and iptables-wrapper; dpkg: update-alternatives (the wrapper);
+#   iptables, nftables: the daemon's rules; netbase: /etc/protocols for iptables; base-files: os-release
+BASE_PACKAGES=base-files,base-passwd,dash,coreutils,grep,dpkg,netbase,iptables,nftables,ca-certificates
+# what decides the base: the package set, the apt sources, this section of the script and fixup.sh
+base_key=$( { echo "$SUITE extract $BASE_PACKAGES $SOURCE_DATE_EPOCH merged-usr v3"; cat "$here/src/base/fixup.sh";
               cat /etc/apt/sources.list /etc/apt/sources.list.d/* 2>/dev/null || true; } | sha256sum | cut -c1-16)
 base_tar="$CACHE/base-$base_key.tar"
 if [ ! -f "$base_tar" ]; then
-    log "base: mmdebstrap $SUITE minbase (debs cached in $CACHE/debs)"
-    # merged-usr hook: /usr merged by mmdebstrap itself (otherwise the usrmerge package pulls in 47 MB of perl)
-    # path-exclude: no man pages, docs (copyright files kept), locales or info in the image
-    mmdebstrap --variant=minbase --include=iptables,nftables,ca-certificates --mode=root --format=tar \
-        --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*' \
-        --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-include=/usr/share/locale/locale.alias' \
-        --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
-        --dpkgopt='path-exclude=/usr/share/lintian/*' --dpkgopt='path-exclude=/usr/share/linda/*' \
+    log "base: mmdebstrap $SUITE extract $BASE_PACKAGES (debs cached in $CACHE/debs)"
+    # merged-usr hook: /usr merged by mmdebstrap itself
+    mmdebstrap --variant=extract --include="$BASE_PACKAGES" --mode=root --format=directory \
         --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr --skip=download/empty --skip=essential/unlink \
         --setup-hook='mkdir -p "$1"/var/cache/apt/archives/' \
         --setup-hook="sync-in $CACHE/debs /var/cache/apt/archives/" \
-        --customize-hook="sync-out /var/cache/apt/archives $CACHE/debs" \
-        --customize-hook='rm -f "$1"/var/cache/apt/archives/*.deb "$1"/var/log/*.log "$1"/var/log/apt/*' \
-        "$SUITE" "$base_tar.tmp" >"$work/mmdebstrap.log" 2>&1 || { tail -20 "$work/mmdebstrap.log" >&2; exit 1; }
+        "$SUITE" "$work/base" >"$work/mmdebstrap.log" 2>&1 || { tail -20 "$work/mmdebstrap.log" >&2; exit 1; }
+    # (customize hooks do not run in the extract variant: the downloaded .debs are still in the tree)
+    find "$work/base/var/cache/apt/archives" -name '*.deb' -exec cp -n {} "$CACHE/debs/" \; -delete
+    "$here/src/base/fixup.sh" "$work/base"
+    tar --sort=name --numeric-owner -cf "$base_tar.tmp" -C "$work/base" .
+    rm -rf "$work/base"
     mv -f "$base_tar.tmp" "$base_tar"
-    # older bases (other keys) are dead weight
-    find "$CACHE" -maxdepth 1 -name 'base-*.tar' ! -name "base-$base_key.tar" -delete
+    # bases of other keys unused for a week are dead weight (not at once: worktrees of other branches
+    # share the cache, and deleting theirs makes every build on the machine a cold one)
+    find "$CACHE" -maxdepth 1 -name 'base-*.tar' ! -name "base-$base_key.tar" -mtime +7 -delete
 else
     log "base: cached $base_tar"
 fi
@@ -97,7 +103,7 @@ repack() { # $1: what the layer holds
     umoci repack --refresh-bundle --image "$layout:$version" --history.created "$created" \
         --history.created_by "packaging/build-image.sh: $1" "$bundle"
 }
-repack "Debian $SUITE minbase + iptables, nftables, ca-certificates; iptables-wrapper"
+repack "Debian $SUITE: $BASE_PACKAGES (extracted); iptables-wrapper"
 log "layer 1 (base OS) done ($(du -sh "$rootfs" | cut -f1))"
 
 # --- 2. Java runtimes ---------------------------------------------------------------------------------
@@ -153,6 +159,22 @@ log "layer 2 (Java runtimes) done"
 # --- 3. the application -------------------------------------------------------------------------------
 cp "$flanneld_jar" "$opt/app/flanneld.jar"
 cp "$repo"/flanneld/target/lib/*.jar "$opt/app/lib/"
+# fabric8's model jars: the client depends on all 22 (14 MB), the daemon loads classes from core and
+# common (Node, watch events, Status) and, at client start, from apps, extensions, batch, certificates
+# and autoscaling (handlers the client registers); flanneld/cds/kube.classlist names every one loaded.
+# The rest stay out (the jar's Class-Path still names them; the JVM skips absent entries). The
+# DaemonSet-on-fake-hosts ITs run the daemon from this image.
+for unused in admissionregistration apiextensions coordination discovery events flowcontrol gatewayapi \
+              metrics networking node policy rbac resource scheduling storageclass; do
+    rm -f "$opt/app/lib/kubernetes-model-$unused-"*.jar
+done
+# JNA's jar carries its native dispatch library for 30 platforms (1.9 MB): only linux-x86-64's stays
+jna=$(realpath "$(ls "$opt"/app/lib/jna-*.jar)")
+(cd "$work" && rm -rf jna && mkdir jna && cd jna && unzip -q "$jna" && \
+    find com/sun/jna -mindepth 1 -maxdepth 1 -type d ! -name linux-x86-64 ! -name ptr ! -name internal \
+        ! -name win32 -exec sh -c 'ls "$1"/*.class >/dev/null 2>&1 || rm -rf "$1"' sh {} \; && \
+    rm -f "$jna" && find . -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} + && \
+    find . -type f | LC_ALL=C sort | zip -q -X -D "$jna" -@)
 install -m 0755 "$here/src/image/opt/jflannel/bin/flanneld" "$opt/bin/flanneld"
 cp "$cnistage/cni-flannel.jar" "$opt/cni/$cnibundle/"
 cp -r "$cnistage/lib" "$opt/cni/$cnibundle/"
@@ -167,17 +189,14 @@ in_rootfs() {
         r=$1; shift
         mount -t proc proc "$r/proc" && mount --rbind /dev "$r/dev" && exec chroot "$r" "$@"' sh "$rootfs" "$@"
 }
-log "AppCDS: flanneld archives (etcd, kube) for /opt/jflannel/app"
+# the daemon's AppCDS archives are not shipped (82 MB): "flanneld cds-archive" dumps the one for its mode
+# on the node, from these class lists; KEY (a hash of everything an archive depends on) names them, so
+# a node never maps an archive of another image (jars keep their sizes and times across versions)
+mkdir -p "$opt/app/cds"
+cp "$repo"/flanneld/cds/etcd.classlist "$repo"/flanneld/cds/kube.classlist "$opt/app/cds/"
+(cd "$opt" && find jre app -type f | LC_ALL=C sort | xargs sha256sum; cat bin/flanneld) | sha256sum | cut -c1-16 > "$opt/app/cds/KEY"
+stamp "$rootfs"
 mkdir -p "$rootfs/tmp/cds"
-cp "$repo"/flanneld/cds/etcd.classlist "$repo"/flanneld/cds/kube.classlist "$rootfs/tmp/cds/"
-for mode in etcd kube; do
-    # the launcher's module options too: an archive dumped without them loses its optimized module
-    # graph at run time ("Mismatched values for property jdk.module.enable.native.access")
-    in_rootfs /opt/jflannel/jre/bin/java -Xshare:dump -XX:SharedClassListFile=/tmp/cds/$mode.classlist \
-        --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
-        -XX:SharedArchiveFile=/opt/jflannel/app/flanneld-$mode.jsa -Xlog:cds=off -Xlog:cds+dynamic=off \
-        -cp /opt/jflannel/app/flanneld.jar >"$work/cds-$mode.log" 2>&1 || { tail "$work/cds-$mode.log" >&2; exit 1; }
-done
 # the CNI plugin's archive is dumped where the plugin runs: /opt/cni/bin/<bundle> on the host, which
 # the init container mounts at the same path (an archive records its jar's absolute path)
 log "AppCDS: CNI plugin archive for /opt/cni/bin/$cnibundle"
@@ -231,6 +250,13 @@ PY
 touch -d "@$SOURCE_DATE_EPOCH" "$layout/index.json" "$layout/oci-layout"
 find "$layout" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" -cf "$out.tmp" -C "$layout" .
+# the size budget (issue 19): a build that passes it fails here, before anything uses the archive
+budget=$(sed -n 's/^compressed\.mib=//p' "$here/image-budget.properties")
+size_mib=$(( ($(stat -c %s "$out.tmp") + 1048575) / 1048576 ))
+if [ "$size_mib" -gt "$budget" ]; then
+    log "FAILED: the archive is $size_mib MiB, over the budget of $budget MiB (packaging/image-budget.properties, docs/image.md)"
+    rm -f "$out.tmp"; exit 1
+fi
 mv -f "$out.tmp" "$out"
 rm -rf "$bundle" "$layout" # the archive holds the layout; logs stay in $work
 log "wrote $out ($(du -h "$out" | cut -f1), $(( $(date +%s) - start )) s)"

@@ -93,11 +93,30 @@ class ManifestRenderIT {
                 org.assertj.core.groups.Tuple.tuple("install-cni-plugin",
                         List.of("/opt/jflannel/bin/flanneld", "install-cni-plugin", "/opt/cni/bin")),
                 org.assertj.core.groups.Tuple.tuple("install-cni", List.of("/opt/jflannel/bin/flanneld", "install-cni-conf",
-                        "/etc/kube-flannel/cni-conf.json", "/etc/cni/net.d/10-flannel.conflist")));
+                        "/etc/kube-flannel/cni-conf.json", "/etc/cni/net.d/10-flannel.conflist")),
+                org.assertj.core.groups.Tuple.tuple("cds-archive", List.of("/opt/jflannel/bin/flanneld", "cds-archive")));
         Container main = ManifestChecks.flannel(pod);
         assertThat(main.getCommand()).containsExactly("/opt/jflannel/bin/flanneld");
         assertThat(main.getArgs()).containsExactly("--ip-masq", "--kube-subnet-mgr", "--healthz-port=8081");
         assertThat(main.getResources().getRequests()).containsKeys("cpu", "memory");
+    }
+
+    @Test
+    void theClassDataArchiveIsMadeForTheDaemonsSubnetManager() throws Exception {
+        // the cds-archive init container dumps the archive of one subnet manager: the one the daemon runs
+        for (Path dir : kustomizations().toList()) {
+            PodSpec pod = ManifestChecks.pod(RenderedManifests.render(dir));
+            Container main = ManifestChecks.flannel(pod);
+            Container cds = pod.getInitContainers().stream().filter(c -> c.getName().equals("cds-archive")).findFirst().orElseThrow();
+            List<String> mode = cds.getEnv().stream().filter(e -> e.getName().equals("FLANNELD_KUBE_SUBNET_MGR"))
+                    .map(io.fabric8.kubernetes.api.model.EnvVar::getValue).toList();
+            assertThat(mode).as("cds-archive's FLANNELD_KUBE_SUBNET_MGR in %s", dir)
+                    .containsExactly(String.valueOf(main.getArgs().contains("--kube-subnet-mgr")));
+            // the daemon reads the archive where the init container wrote it
+            String initMount = cds.getVolumeMounts().stream().filter(m -> m.getName().equals("cds")).findFirst().orElseThrow().getMountPath();
+            assertThat(main.getVolumeMounts()).as("%s", dir)
+                    .anyMatch(m -> m.getName().equals("cds") && m.getMountPath().equals(initMount) && Boolean.TRUE.equals(m.getReadOnly()));
+        }
     }
 
     @Test

@@ -50,8 +50,13 @@ class ImageIT {
         assertThat(r.resolve("opt/jflannel/bin/flanneld")).isExecutable();
         assertThat(r.resolve("opt/jflannel/jre/bin/java")).isExecutable();
         assertThat(r.resolve("opt/jflannel/app/flanneld.jar")).isRegularFile();
-        assertThat(r.resolve("opt/jflannel/app/flanneld-etcd.jsa")).isRegularFile();
-        assertThat(r.resolve("opt/jflannel/app/flanneld-kube.jsa")).isRegularFile();
+        // no shipped daemon archives: class lists and the key naming the archives made on the node
+        assertThat(r.resolve("opt/jflannel/app/cds/etcd.classlist")).isRegularFile();
+        assertThat(r.resolve("opt/jflannel/app/cds/kube.classlist")).isRegularFile();
+        assertThat(Files.readString(r.resolve("opt/jflannel/app/cds/KEY")).strip()).matches("[0-9a-f]{16}");
+        try (var jsa = Files.find(r, 12, (p, a) -> p.toString().endsWith(".jsa") && !p.toString().contains("/cni/"))) {
+            assertThat(jsa.toList()).as("daemon archives in the image").isEmpty();
+        }
         assertThat(r.resolve("opt/jflannel/cni/flannel")).isExecutable();
         assertThat(UnpackedImage.trailerBundle(r.resolve("opt/jflannel/cni/flannel"))).isEqualTo(bundle);
         // upstream's paths: its kube-flannel.yml runs these
@@ -78,22 +83,64 @@ class ImageIT {
     }
 
     @Test
-    void flanneldRunsInTheImageWithItsArchivesMapped() throws Exception {
+    void flanneldRunsInTheImageWithTheArchiveMadeOnTheNode() throws Exception {
         Cmd.Result version = ImageRootfs.run(image.rootfs, List.of(), Map.of(), List.of("/opt/jflannel/bin/flanneld", "--version"), WITHIN, null);
         assertThat(version.exitCode()).as(version.stderr()).isZero();
         assertThat(version.stderr()).contains("0.1.0");
-        // -Xshare:on: the JVM refuses to start when an archive does not map (instead of running without)
-        for (List<String> mode : List.of(List.of("--version"), List.of("--kube-subnet-mgr", "--version"))) {
-            List<String> argv = new java.util.ArrayList<>(List.of("/opt/jflannel/bin/flanneld"));
-            argv.addAll(mode);
-            Cmd.Result r = ImageRootfs.run(image.rootfs, List.of(),
-                    Map.of("FLANNELD_JAVA_OPTS", "-Xshare:on -Xlog:class+load=info:file=/tmp/classload.log"), argv, WITHIN, null);
+        String key = Files.readString(image.rootfs.resolve("opt/jflannel/app/cds/KEY")).strip();
+        Path cds = Files.createDirectories(host.resolve("var/lib/jflannel/cds"));
+        Files.writeString(cds.resolve("flanneld-etcd-0123456789abcdef.jsa"), "an older image's archive");
+        for (String mode : List.of("false", "true")) {
+            // the init container: dumps the archive of its subnet manager into the hostPath, then a no-op
+            Map<String, String> env = Map.of("FLANNELD_KUBE_SUBNET_MGR", mode);
+            List<Bind> binds = List.of(Bind.of(cds, "/var/lib/jflannel/cds"));
+            for (String event : List.of("dumped", "present")) {
+                Cmd.Result dump = ImageRootfs.run(image.rootfs, binds, env, List.of("/opt/jflannel/bin/flanneld", "cds-archive"), WITHIN, null);
+                assertThat(dump.exitCode()).as(dump.stderr()).isZero();
+                assertThat(dump.stderr()).contains("cds-archive: " + event + " archive=/var/lib/jflannel/cds/flanneld-"
+                        + ("true".equals(mode) ? "kube" : "etcd") + "-" + key + ".jsa");
+            }
+            // -Xshare:on: the JVM refuses to start when the archive does not map (instead of running without)
+            Cmd.Result r = ImageRootfs.run(image.rootfs, binds,
+                    Map.of("FLANNELD_KUBE_SUBNET_MGR", mode, "FLANNELD_JAVA_OPTS", "-Xshare:on -Xlog:class+load=info:file=/tmp/classload.log"),
+                    List.of("/opt/jflannel/bin/flanneld", "--version"), WITHIN, null);
             assertThat(r.exitCode()).as("%s: %s", mode, r.stderr()).isZero();
             // mapped whole: no "[cds]" complaint (e.g. module options differing from the dump's)
-            assertThat(r.stderr()).as(mode.toString()).doesNotContain("[cds]");
+            assertThat(r.stderr()).as(mode).doesNotContain("[cds]");
             String log = Files.readString(image.rootfs.resolve("tmp/classload.log"));
-            assertThat(log).as(mode.toString()).containsPattern("org\\.jflannel\\.flanneld\\.Main source: shared objects file");
+            assertThat(log).as(mode).containsPattern("org\\.jflannel\\.flanneld\\.Main source: shared objects file");
         }
+        try (var files = Files.list(cds)) {
+            assertThat(files.map(p -> p.getFileName().toString()).sorted().toList())
+                    .as("the other image's archive removed").containsExactly("flanneld-etcd-" + key + ".jsa", "flanneld-kube-" + key + ".jsa");
+        }
+    }
+
+    /** The issue-19 budget (packaging/image-budget.properties): compressed archive and unpacked root filesystem. */
+    @Test
+    void imageStaysWithinItsSizeBudget() throws Exception {
+        java.util.Properties budget = new java.util.Properties();
+        try (var in = Files.newInputStream(Path.of(System.getProperty("jflannel.root", Path.of(System.getProperty("user.dir")).getParent().toString()))
+                .resolve("packaging/image-budget.properties"))) {
+            budget.load(in);
+        }
+        long mib = 1024 * 1024;
+        long archive = Files.size(ImageRootfs.archive());
+        long unpacked;
+        try (var files = Files.walk(image.rootfs)) {
+            // hard links (the two runtimes share libjvm.so) counted once, as in the layer
+            unpacked = files.filter(Files::isRegularFile).map(p -> {
+                try {
+                    return Files.readAttributes(p, "unix:ino,size");
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }).collect(java.util.stream.Collectors.toMap(a -> a.get("ino"), a -> (Long) a.get("size"), (a, b) -> a))
+                    .values().stream().mapToLong(Long::longValue).sum();
+        }
+        System.out.printf("image: %.1f MiB compressed, %.1f MiB unpacked%n", archive / (double) mib, unpacked / (double) mib);
+        assertThat(archive).as("compressed archive, bytes").isLessThanOrEqualTo(Long.parseLong(budget.getProperty("compressed.mib")) * mib);
+        assertThat(unpacked).as("unpacked root filesystem, bytes").isLessThanOrEqualTo(Long.parseLong(budget.getProperty("unpacked.mib")) * mib);
     }
 
     @Test

@@ -1,0 +1,33 @@
+#!/bin/sh
+# The base root filesystem's finishing steps (mmdebstrap --variant=extract calls this as a customize hook,
+# ROOT=$1): extract unpacks the packages without running dpkg, so this script does the few things their
+# maintainer scripts would have done that the image needs, and removes what no process in the image uses.
+# (docs/image.md, "Base OS".)
+set -eu
+r=${1:?usage: fixup.sh ROOTFS}
+# users and groups: base-passwd's postinst copies its masters
+cp "$r/usr/share/base-passwd/passwd.master" "$r/etc/passwd"
+cp "$r/usr/share/base-passwd/group.master" "$r/etc/group"
+# the CA bundle: update-ca-certificates with every certificate selected (ca-certificates' default)
+mkdir -p "$r/etc/ssl/certs"
+find "$r/usr/share/ca-certificates" -name '*.crt' | LC_ALL=C sort | xargs cat > "$r/etc/ssl/certs/ca-certificates.crt"
+# iptables' alternatives (its postinst, verbatim in effect): the iptables-wrapper switches them
+chroot "$r" /bin/sh -e -c '
+for fam in iptables ip6tables; do
+    for v in legacy:10 nft:20; do
+        update-alternatives --quiet --install /usr/sbin/$fam $fam /usr/sbin/$fam-${v%:*} ${v#*:} \
+            --slave /usr/sbin/$fam-restore $fam-restore /usr/sbin/$fam-${v%:*}-restore \
+            --slave /usr/sbin/$fam-save $fam-save /usr/sbin/$fam-${v%:*}-save
+    done
+done'
+# nothing in the image reads these: documentation (copyright files kept), locales, iconv modules
+# (gconv, 8 MB), OpenSSL (ca-certificates' update tool's; the daemon's TLS is Java's), dpkg's own
+# maintainer tooling, debconf (perl, and there is no perl)
+find "$r/usr/share/doc" -type f ! -name copyright -delete 2>/dev/null || true
+find "$r/usr/share/doc" -type d -empty -delete 2>/dev/null || true
+rm -rf "$r/usr/share/man" "$r/usr/share/info" "$r/usr/share/locale" "$r/usr/share/lintian" \
+    "$r/usr/lib/x86_64-linux-gnu/gconv" "$r/usr/bin/openssl" "$r/usr/lib/x86_64-linux-gnu/libssl.so.3" \
+    "$r/usr/lib/x86_64-linux-gnu/libcrypto.so.3" "$r/usr/lib/x86_64-linux-gnu/engines-3" \
+    "$r/usr/lib/x86_64-linux-gnu/ossl-modules" "$r/usr/share/perl5" "$r/usr/share/debconf" \
+    "$r/var/cache/debconf" "$r/usr/share/zsh" "$r/usr/share/bash-completion"
+rm -f "$r"/var/cache/apt/archives/*.deb "$r"/var/log/*.log
