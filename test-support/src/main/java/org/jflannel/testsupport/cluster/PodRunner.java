@@ -321,13 +321,24 @@ public final class PodRunner {
                 s.append("mount -o remount,bind,ro ").append(target).append('\n');
             }
         }
+        java.util.Optional<String> caps = capabilities(c);
+        String setpriv = null;
+        if (caps.isPresent() && Files.isExecutable(image.rootfs().resolve("usr/bin/setpriv"))) {
+            setpriv = "/usr/bin/setpriv";
+        } else if (caps.isPresent() && Files.exists(image.rootfs().resolve("lib64/ld-linux-x86-64.so.2"))) {
+            // an image without setpriv (ours has none since its base is a few packages): this machine's
+            // setpriv and its one library on a tmpfs inside the root, run by the image's own loader, so
+            // the capabilities still drop after the chroot (the harness's tool, standing in for the runtime)
+            s.append("mkdir -p \"$M/.jflannel-harness\" && mount -t tmpfs -o size=4m harness \"$M/.jflannel-harness\"\n");
+            s.append("cp /usr/bin/setpriv /lib/x86_64-linux-gnu/libcap-ng.so.0 \"$M/.jflannel-harness/\"\n");
+            setpriv = "/lib64/ld-linux-x86-64.so.2 --library-path /.jflannel-harness /.jflannel-harness/setpriv";
+        }
         s.append("exec /usr/bin/env -i");
         env.forEach((k, v) -> s.append(' ').append(q(k + "=" + v)));
-        java.util.Optional<String> caps = capabilities(c);
-        if (caps.isPresent() && Files.isExecutable(image.rootfs().resolve("usr/bin/setpriv"))) {
-            // chroot first, then the image's setpriv drops to exactly the container's set: not even
+        if (setpriv != null) {
+            // chroot first, then setpriv drops to exactly the container's set: not even
             // SYS_CHROOT (which the chroot standing in for the runtime's pivot_root needs) stays
-            s.append(" /usr/sbin/chroot \"$M\" /usr/bin/setpriv --inh-caps -all --ambient-caps -all --bounding-set ")
+            s.append(" /usr/sbin/chroot \"$M\" ").append(setpriv).append(" --inh-caps -all --ambient-caps -all --bounding-set ")
                     .append(q(caps.get())).append(" --");
         } else {
             // an image without setpriv: this machine's, before the chroot, which then keeps SYS_CHROOT
