@@ -16,8 +16,9 @@
 #   UNDERLAY=direct                                  the nodes' eth0s joined by one veth pair; default switched: each node's
 #                                                     eth0 a veth into one bridge in a hub namespace (hosts behind a switch)
 #   UDP_AB=1                                         udp: a second flannel pair (a2) with JFLANNEL_UDP_KERNEL=0 (packet threads
-#                                                     only), run interleaved with (a) and (b): the kernel datapath vs the packet
-#                                                     threads vs kernel VXLAN in one run; (a) keeps JFLANNEL_UDP_KERNEL as given
+#                                                     only), run interleaved with (a) and (b); (a) keeps JFLANNEL_UDP_KERNEL as
+#                                                     given, so JFLANNEL_UDP_KERNEL=1 UDP_AB=1 compares the kernel datapath, the
+#                                                     packet threads (the default) and kernel VXLAN in one run
 #   IPERF_AFFINITY=0,1                               iperf3 -A: client on CPU 0, server on CPU 1 (steadier, both variants)
 #   FLANNELD_JAVA_OPTS=...                           extra JVM options for flanneld
 #   FLANNELD_JIT=c1|c2                               flanneld's JIT (bin/flanneld); BACKEND=udp defaults to c2,
