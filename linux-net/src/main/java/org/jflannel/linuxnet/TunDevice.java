@@ -108,6 +108,24 @@ public final class TunDevice implements AutoCloseable {
         return name;
     }
 
+    /**
+     * The layer-3 overlay device's set-up shared by the udp and wireguard backends (upstream's for
+     * both): MTU, {@code own} as the device's address (the lease's network address as /32), up, then
+     * the route to the whole flannel {@code network} through this device. Replace, not add: the same
+     * effect as upstream's add-and-ignore-EEXIST, and a stale route to another device is fixed.
+     */
+    public void addressAndRoute(IpPrefix own, IpPrefix network, int mtu) throws NetlinkException {
+        try (RtNetlink nl = RtNetlink.open()) {
+            Link link = nl.link(name()).orElseThrow(() ->
+                    new NetlinkException("RTM_GETLINK", name(), 19, "tun device vanished after open"));
+            int index = link.index();
+            nl.setMtu(index, mtu);
+            nl.replaceAddress(index, own);
+            nl.setUp(index);
+            nl.replaceRoute(Route.device(network, index));
+        }
+    }
+
     public int fd() {
         return fd.get();
     }

@@ -15,10 +15,7 @@ import org.jflannel.core.LeaseAttrs;
 import org.jflannel.core.NetConf;
 import org.jflannel.core.SubnetManager;
 import org.jflannel.linuxnet.IpPrefix;
-import org.jflannel.linuxnet.Link;
 import org.jflannel.linuxnet.NetlinkException;
-import org.jflannel.linuxnet.Route;
-import org.jflannel.linuxnet.RtNetlink;
 import org.jflannel.linuxnet.TunDevice;
 import org.jflannel.linuxnet.UdpBatchSocket;
 import org.slf4j.Logger;
@@ -228,15 +225,7 @@ public final class UdpBackend implements Backend {
 
     /** Address {@code <subnet IP>/32}, MTU, up, then the route {@code Network dev flannel0} (REFERENCE §7). */
     private static void configure(TunDevice tun, Lease lease, NetConf conf, int mtu) throws NetlinkException {
-        try (RtNetlink nl = RtNetlink.open()) {
-            Link link = nl.link(tun.name()).orElseThrow(() ->
-                    new NetlinkException("RTM_GETLINK", tun.name(), 19, "tun device vanished after open"));
-            int index = link.index();
-            nl.setMtu(index, mtu);
-            nl.replaceAddress(index, new IpPrefix(lease.subnet().inetAddress(), 32));
-            nl.setUp(index);
-            // replace, not add: same effect as upstream's add-and-ignore-EEXIST, and a stale route to another device is fixed
-            nl.replaceRoute(Route.device(new IpPrefix(conf.network().inetAddress(), conf.network().prefixLength()), index));
-        }
+        tun.addressAndRoute(new IpPrefix(lease.subnet().inetAddress(), 32),
+                new IpPrefix(conf.network().inetAddress(), conf.network().prefixLength()), mtu);
     }
 }

@@ -18,10 +18,7 @@ import org.jflannel.core.LeaseAttrs;
 import org.jflannel.core.NetConf;
 import org.jflannel.core.SubnetManager;
 import org.jflannel.linuxnet.IpPrefix;
-import org.jflannel.linuxnet.Link;
 import org.jflannel.linuxnet.NetlinkException;
-import org.jflannel.linuxnet.Route;
-import org.jflannel.linuxnet.RtNetlink;
 import org.jflannel.linuxnet.TunDevice;
 import org.jflannel.linuxnet.UdpBatchSocket;
 import org.slf4j.Logger;
@@ -134,14 +131,7 @@ public final class WireguardBackend implements Backend {
 
     /** Address {@code <subnet IP>/32}, MTU, up, then the route {@code Network dev flannel-wg} (upstream's). */
     private static void configure(TunDevice tun, Lease lease, NetConf conf, int mtu) throws NetlinkException {
-        try (RtNetlink nl = RtNetlink.open()) {
-            Link link = nl.link(tun.name()).orElseThrow(() ->
-                    new NetlinkException("RTM_GETLINK", tun.name(), 19, "tun device vanished after open"));
-            int index = link.index();
-            nl.setMtu(index, mtu);
-            nl.replaceAddress(index, new IpPrefix(lease.subnet().inetAddress(), 32));
-            nl.setUp(index);
-            nl.replaceRoute(Route.device(new IpPrefix(conf.network().inetAddress(), conf.network().prefixLength()), index));
-        }
+        tun.addressAndRoute(new IpPrefix(lease.subnet().inetAddress(), 32),
+                new IpPrefix(conf.network().inetAddress(), conf.network().prefixLength()), mtu);
     }
 }
