@@ -77,7 +77,9 @@ class EtcdExtensionClusterIT {
         assertThat(cluster.etcdDelete(key)).isEqualTo(1);
         HostGwOverlay.awaitRouteOnEveryNode(cluster, HostGwOverlay.UPSTREAM_SUBNET, null);
         for (ClusterNode n : cluster.nodes()) {
-            assertThat(n.logSinceStart()).contains("extension command ran phase=subnet-remove subnet=" + HostGwOverlay.UPSTREAM_SUBNET);
+            // The command's route is gone before the daemon has read its exit and logged the run: wait for the line.
+            Wait.until(n.name() + " logging the remove command", HostGwOverlay.WITHIN, () -> n.logSinceStart()
+                    .contains("extension command ran phase=subnet-remove subnet=" + HostGwOverlay.UPSTREAM_SUBNET));
         }
     }
 
