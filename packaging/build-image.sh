@@ -150,9 +150,11 @@ stamp "$cnistage"
 hash=$( (cd "$cnistage" && find . -type f | LC_ALL=C sort | xargs sha256sum; cat "$here/src/launcher/flannel-launcher.c" "$here/plugin-file.sh") \
         | sha256sum | cut -c1-12)
 cnibundle="jflannel-$hash"
-mv "$cnistage/jre" "$work/cni-jre"
-mkdir -p "$opt/cni/$cnibundle"
-mv "$work/cni-jre" "$opt/cni/$cnibundle/jre"
+# the bundle is staged outside the root filesystem: the image carries it once, as the payload of the
+# one-file plugin (layer 3), and install-cni-plugin unpacks it from there
+cnidir="$work/cni-bundle/$cnibundle"
+mkdir -p "$cnidir"
+mv "$cnistage/jre" "$cnidir/jre"
 repack "Java runtimes: jlink of Temurin $("$JDK/bin/java" -version 2>&1 | head -1 | cut -d'"' -f2) ($FLANNELD_MODULES; CNI: $CNI_MODULES)"
 log "layer 2 (Java runtimes) done"
 
@@ -176,12 +178,12 @@ jna=$(realpath "$(ls "$opt"/app/lib/jna-*.jar)")
     rm -f "$jna" && find . -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} + && \
     find . -type f | LC_ALL=C sort | zip -q -X -D "$jna" -@)
 install -m 0755 "$here/src/image/opt/jflannel/bin/flanneld" "$opt/bin/flanneld"
-cp "$cnistage/cni-flannel.jar" "$opt/cni/$cnibundle/"
-cp -r "$cnistage/lib" "$opt/cni/$cnibundle/"
+cp "$cnistage/cni-flannel.jar" "$cnidir/"
+cp -r "$cnistage/lib" "$cnidir/"
 echo "$version" > "$opt/VERSION"
 
 # an AppCDS archive records the size and mtime of every jar it was dumped from: the final times first
-stamp "$rootfs"
+stamp "$rootfs" "$work/cni-bundle"
 
 # runs a command inside the root filesystem: a private mount namespace with /proc and /dev, gone after
 in_rootfs() {
@@ -201,22 +203,22 @@ mkdir -p "$rootfs/tmp/cds"
 # the init container mounts at the same path (an archive records its jar's absolute path)
 log "AppCDS: CNI plugin archive for /opt/cni/bin/$cnibundle"
 mkdir -p "$rootfs/opt/cni/bin"
-cp -a "$opt/cni/$cnibundle" "$rootfs/opt/cni/bin/"
+cp -a "$cnidir" "$rootfs/opt/cni/bin/"
 d=/opt/cni/bin/$cnibundle
 in_rootfs "$d/jre/bin/java" -Xint -XX:-UsePerfData -Xss512k -XX:DumpLoadedClassList=/tmp/cds/flannel.classlist \
     -cp "$d/cni-flannel.jar" org.jflannel.cni.CdsTraining
 in_rootfs "$d/jre/bin/java" -Xint -XX:-UsePerfData -Xss512k -Xshare:dump -XX:SharedClassListFile=/tmp/cds/flannel.classlist \
     -XX:SharedArchiveFile="$d/flannel.jsa" -Xlog:cds=off -Xlog:cds+dynamic=off -cp "$d/cni-flannel.jar" >"$work/cds-cni.log" 2>&1 \
     || { tail "$work/cds-cni.log" >&2; exit 1; }
-mv "$rootfs$d/flannel.jsa" "$opt/cni/$cnibundle/flannel.jsa"
+mv "$rootfs$d/flannel.jsa" "$cnidir/flannel.jsa"
 rm -rf "$rootfs/opt/cni" "$rootfs/tmp/cds" "$rootfs"/tmp/hsperfdata_* "$rootfs"/tmp/flannel-cds*
-chmod -R a+rX "$opt"
+chmod -R a+rX "$opt" "$cnidir"
 # the plugin as one file: the static launcher + the bundle as its payload (packaging/plugin-file.sh);
-# install-cni-plugin copies it with the unpacked bundle beside it, upstream's init container copies
+# install-cni-plugin unpacks the payload beside the copy it installs, upstream's init container copies
 # /flannel (the same file, a hard link) alone and the first run unpacks the bundle
-stamp "$rootfs"
+stamp "$rootfs" "$work/cni-bundle"
 log "CNI plugin file: static launcher + $cnibundle"
-"$here/plugin-file.sh" "$opt/cni/$cnibundle" "$hash" "$opt/cni/flannel"
+"$here/plugin-file.sh" "$cnidir" "$hash" "$opt/cni/flannel"
 ln -f "$opt/cni/flannel" "$rootfs/flannel"
 # upstream's paths (its kube-flannel.yml runs these): /opt/bin/flanneld, /opt/bin/install-conf SRC DST
 mkdir -p "$rootfs/opt/bin"

@@ -66,7 +66,11 @@ class ImageIT {
         assertThat(r.resolve("opt/bin/flanneld")).isExecutable();
         assertThat(r.resolve("opt/bin/install-conf")).isExecutable();
         assertThat(r.resolve("usr/bin/cp")).isExecutable();
-        Path b = r.resolve("opt/jflannel/cni").resolve(bundle);
+        try (var s = Files.list(r.resolve("opt/jflannel/cni"))) {
+            assertThat(s.map(p -> p.getFileName().toString()).toList())
+                    .as("the bundle is in the image once: as the plugin file's payload").containsExactly("flannel");
+        }
+        Path b = image.unpackedBundle();
         assertThat(b.resolve("jre/bin/java")).isExecutable();
         assertThat(b.resolve("jre/bin/ld-linux-x86-64.so.2")).isExecutable();
         assertThat(b.resolve("jre/lib/glibc/libc.so.6")).isRegularFile();
@@ -224,7 +228,7 @@ class ImageIT {
         assertThat(file).as("the launcher").contains("statically linked");
         // every library any ELF file of the bundle links is in the bundle: glibc's from jre/lib/glibc, its
         // loader (which libc names) in jre/bin, where the launcher runs it from
-        Path bundle = image.rootfs.resolve("opt/jflannel/cni").resolve(image.bundle());
+        Path bundle = image.unpackedBundle();
         java.util.Set<String> needed = UnpackedImage.neededLibraries(bundle);
         java.util.Set<String> present = new java.util.TreeSet<>();
         try (var s = Files.walk(bundle.resolve("jre"))) {

@@ -30,15 +30,29 @@ final class UnpackedImage implements AutoCloseable {
         }
     }
 
-    /** The image's CNI bundle directory name (jflannel-HASH). */
+    /** The image's CNI bundle directory name (jflannel-HASH): what its one-file plugin's trailer names (the image holds no unpacked copy). */
     String bundle() throws IOException {
-        try (Stream<Path> s = Files.list(rootfs.resolve("opt/jflannel/cni"))) {
-            List<String> names = s.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("jflannel-")).toList();
-            if (names.size() != 1) {
-                throw new IOException("image CNI bundles: " + names);
+        return trailerBundle(rootfs.resolve("opt/jflannel/cni/flannel"));
+    }
+
+    /**
+     * The bundle as a node gets it: the image's plugin file copied into a directory of its own under
+     * {@link #dir} and run once ({@code CNI_COMMAND=VERSION}), which unpacks its payload beside it.
+     */
+    Path unpackedBundle() throws IOException, InterruptedException {
+        Path bin = dir.resolve("unpacked-plugin");
+        Path bundle = bin.resolve(bundle());
+        if (!Files.isDirectory(bundle)) {
+            Files.createDirectories(bin);
+            Files.copy(rootfs.resolve("opt/jflannel/cni/flannel"), bin.resolve("flannel"), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+            org.jflannel.testsupport.cluster.Cmd.Result r = org.jflannel.testsupport.cluster.Cmd.run(java.time.Duration.ofMinutes(2),
+                    List.of("env", "-i", "CNI_COMMAND=VERSION", bin.resolve("flannel").toString()), java.util.Map.of(),
+                    "{\"cniVersion\":\"1.0.0\",\"name\":\"cbr0\",\"type\":\"flannel\"}");
+            if (r.exitCode() != 0 || !Files.isDirectory(bundle)) {
+                throw new IOException("the image's plugin file did not unpack " + bundle + ": exit " + r.exitCode() + " " + r.stdout() + r.stderr());
             }
-            return names.get(0);
         }
+        return bundle;
     }
 
     /** The bundle a one-file plugin's trailer names (packaging/plugin-file.sh: "JFLNPAY1", offset, size, id). */

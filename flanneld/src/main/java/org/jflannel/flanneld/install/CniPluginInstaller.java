@@ -19,21 +19,24 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
  * {@code flanneld install-cni-plugin [DEST_DIR]}: puts the self-contained CNI plugin (the image's
- * {@code /opt/jflannel/cni/}: the {@code flannel} launcher and one {@code jflannel-<hash>/} bundle with
- * its own Java runtime, jars and class-data archive) into DEST_DIR (the host's /opt/cni/bin), so the
- * host needs no Java.
+ * {@code /opt/jflannel/cni/flannel}: one file, a static launcher carrying the {@code jflannel-<hash>/}
+ * bundle with its own Java runtime, jars and class-data archive as its payload, see {@link PluginFile})
+ * into DEST_DIR (the host's /opt/cni/bin), so the host needs no Java.
  *
  * <p>Safe while the kubelet runs ADDs and DELs, and across upgrades:
  * <ol>
- *   <li>the bundle is copied to a temporary directory beside its final place, every file and directory
- *       fsynced, then renamed to {@code jflannel-<hash>} (its name carries a hash of its content, so a
- *       directory of that name is always whole; a damaged one is replaced the same way);</li>
+ *   <li>the bundle is unpacked from the file's payload into a temporary directory beside its final
+ *       place, file times and modes kept (the class-data archive checks its jar's), every file and
+ *       directory fsynced, then renamed to {@code jflannel-<hash>} (its name carries a hash of its content,
+ *       so a directory of that name is always whole; a damaged one is replaced the same way). The first
+ *       ADD then finds it and unpacks nothing;</li>
  *   <li>the launcher, which names its bundle, is written last (temporary file, fsync, rename): an ADD
  *       runs the old launcher with the old bundle or the new launcher with the new bundle;</li>
  *   <li>the bundle the previous launcher named stays, so an ADD that started it just before finishes;
@@ -48,9 +51,6 @@ public final class CniPluginInstaller {
     private static final String LOCK = ".jflannel-install.lock";
     private static final String TMP_PREFIX = ".jflannel-tmp-";
     private static final String TRASH_PREFIX = ".jflannel-old-";
-    /** The one-file plugin's trailer (packaging/plugin-file.sh): magic, payload offset and size, bundle id. */
-    private static final String TRAILER_MAGIC = "JFLNPAY1";
-    private static final int TRAILER_SIZE = 48;
 
     /** What an install did. */
     public record Result(Path dest, String bundle, boolean bundleCopied, boolean launcherChanged, List<String> removed) {
@@ -67,7 +67,7 @@ public final class CniPluginInstaller {
         if (!Files.isRegularFile(launcher)) {
             throw new IOException("install-cni-plugin: source " + source + " has no launcher " + LAUNCHER);
         }
-        String bundle = bundleName(source);
+        PluginFile plugin = pluginFile(launcher);
         if (Files.exists(dest) && !Files.isDirectory(dest)) {
             throw new IOException("install-cni-plugin: destination " + dest + " is not a directory");
         }
@@ -78,7 +78,7 @@ public final class CniPluginInstaller {
         }
         try (FileChannel lockFile = FileChannel.open(dest.resolve(LOCK), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
              FileLock ignored = lockFile.lock()) {
-            return installLocked(source, bundle, dest);
+            return installLocked(plugin, dest);
         } catch (IOException e) {
             if (e.getMessage() != null && e.getMessage().startsWith("install-cni-plugin:")) {
                 throw e;
@@ -87,32 +87,32 @@ public final class CniPluginInstaller {
         }
     }
 
-    /** The one jflannel-HASH directory of the image's bundle. */
-    static String bundleName(Path source) throws IOException {
-        List<String> bundles = new ArrayList<>();
-        try (Stream<Path> s = Files.list(source)) {
-            s.filter(Files::isDirectory).map(p -> p.getFileName().toString())
-                    .filter(n -> BUNDLE.matcher(n).matches()).forEach(bundles::add);
+    /** The source launcher as a one-file plugin, its payload's listing read once (a bad one fails here, before DEST changes). */
+    private static PluginFile pluginFile(Path launcher) throws IOException {
+        PluginFile plugin;
+        try {
+            plugin = PluginFile.open(launcher).orElseThrow(() -> new IOException("install-cni-plugin: source "
+                    + launcher + " is not a one-file plugin (no " + PluginFile.MAGIC + " trailer)"));
+            plugin.entries();
         } catch (IOException e) {
-            throw new IOException("install-cni-plugin: cannot read source " + source + ": " + e, e);
+            throw e.getMessage() != null && e.getMessage().startsWith("install-cni-plugin:") ? e
+                    : new IOException("install-cni-plugin: source " + launcher + ": " + e.getMessage(), e);
         }
-        if (bundles.size() != 1) {
-            throw new IOException("install-cni-plugin: source " + source + " must hold exactly one jflannel-<hash> bundle, found " + bundles);
-        }
-        return bundles.get(0);
+        return plugin;
     }
 
-    private static Result installLocked(Path source, String bundle, Path dest) throws IOException {
+    private static Result installLocked(PluginFile plugin, Path dest) throws IOException {
+        String bundle = plugin.bundle();
+        List<PluginFile.Entry> entries = plugin.entries();
         Path launcherDest = dest.resolve(LAUNCHER);
         // the bundle the launcher names now: kept, an ADD may be running it
         Optional<String> previous = namedBundle(launcherDest).filter(b -> !b.equals(bundle));
 
         Path bundleDest = dest.resolve(bundle);
         boolean copied = false;
-        if (!sameTree(source.resolve(bundle), bundleDest)) {
+        if (!sameTree(entries, bundleDest)) {
             Path tmp = Files.createTempDirectory(dest, TMP_PREFIX);
-            copyTree(source.resolve(bundle), tmp);
-            Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+            unpack(plugin, entries, tmp);
             if (Files.exists(bundleDest, LinkOption.NOFOLLOW_LINKS)) {
                 // damaged (a file missing or changed): moved aside, then removed below
                 Files.move(bundleDest, Files.createTempDirectory(dest, TRASH_PREFIX).resolve(bundle), StandardCopyOption.ATOMIC_MOVE);
@@ -125,9 +125,9 @@ public final class CniPluginInstaller {
         // the launcher carries the bundle as its payload (tens of MB): compared and copied as streams
         boolean launcherChanged = false;
         if (!(Files.isRegularFile(launcherDest, LinkOption.NOFOLLOW_LINKS)
-                && Files.mismatch(launcherDest, source.resolve(LAUNCHER)) == -1L
+                && Files.mismatch(launcherDest, plugin.file()) == -1L
                 && Files.isExecutable(launcherDest))) {
-            copyAtomically(source.resolve(LAUNCHER), launcherDest);
+            copyAtomically(plugin.file(), launcherDest);
             launcherChanged = true;
         }
 
@@ -158,21 +158,15 @@ public final class CniPluginInstaller {
         if (!Files.isRegularFile(launcher, LinkOption.NOFOLLOW_LINKS)) {
             return Optional.empty();
         }
-        long size = Files.size(launcher);
-        if (size >= TRAILER_SIZE) {
-            ByteBuffer t = ByteBuffer.allocate(TRAILER_SIZE);
-            try (FileChannel ch = FileChannel.open(launcher, StandardOpenOption.READ)) {
-                while (t.hasRemaining() && ch.read(t, size - TRAILER_SIZE + t.position()) > 0) {
-                    // reads the trailer whole
-                }
+        try {
+            Optional<PluginFile> plugin = PluginFile.open(launcher);
+            if (plugin.isPresent()) {
+                return Optional.of(plugin.get().bundle());
             }
-            String trailer = new String(t.array(), StandardCharsets.ISO_8859_1);
-            if (trailer.startsWith(TRAILER_MAGIC)) {
-                Matcher m = BUNDLE.matcher("jflannel-" + trailer.substring(24, 36));
-                return m.matches() ? Optional.of(m.group()) : Optional.empty();
-            }
+        } catch (IOException e) {
+            return Optional.empty(); // a damaged trailer names nothing we must keep
         }
-        if (size > 64 * 1024) {
+        if (Files.size(launcher) > 64 * 1024) {
             return Optional.empty();
         }
         Matcher m = BUNDLE.matcher(new String(Files.readAllBytes(launcher), StandardCharsets.UTF_8));
@@ -217,68 +211,66 @@ public final class CniPluginInstaller {
         }
     }
 
-    /** Whether {@code installed} holds every file of {@code source} with the same size and mode (cheap; names carry the hash). */
-    static boolean sameTree(Path source, Path installed) throws IOException {
+    /** Whether {@code installed} holds every entry of the payload with the same type, size and mode (cheap; names carry the hash). */
+    static boolean sameTree(List<PluginFile.Entry> entries, Path installed) throws IOException {
         if (!Files.isDirectory(installed, LinkOption.NOFOLLOW_LINKS)) {
             return false;
         }
-        try (Stream<Path> s = Files.walk(source)) {
-            for (Path p : (Iterable<Path>) s::iterator) {
-                Path q = installed.resolve(source.relativize(p).toString());
-                if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
-                    if (!Files.isDirectory(q, LinkOption.NOFOLLOW_LINKS)) {
-                        return false;
-                    }
-                } else if (Files.isSymbolicLink(p)) {
-                    if (!Files.isSymbolicLink(q) || !Files.readSymbolicLink(p).equals(Files.readSymbolicLink(q))) {
-                        return false;
-                    }
-                } else if (!Files.isRegularFile(q, LinkOption.NOFOLLOW_LINKS) || Files.size(p) != Files.size(q)
-                        || !Files.getPosixFilePermissions(p).equals(Files.getPosixFilePermissions(q))) {
-                    return false;
-                }
+        for (PluginFile.Entry e : entries) {
+            Path q = e.name().isEmpty() ? installed : installed.resolve(e.name());
+            boolean same = switch (e.type()) {
+                case DIRECTORY -> Files.isDirectory(q, LinkOption.NOFOLLOW_LINKS);
+                case SYMLINK -> Files.isSymbolicLink(q) && Files.readSymbolicLink(q).toString().equals(e.linkTarget());
+                case FILE -> Files.isRegularFile(q, LinkOption.NOFOLLOW_LINKS) && Files.size(q) == e.size()
+                        && mode(q) == e.mode();
+            };
+            if (!same) {
+                return false;
             }
         }
         return true;
     }
 
-    /** Copies a tree (files, modes, symlinks), fsyncing every file and directory. */
-    private static void copyTree(Path from, Path to) throws IOException {
-        Files.walkFileTree(from, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
-                Path d = to.resolve(from.relativize(dir).toString());
-                if (!Files.isDirectory(d)) {
-                    Files.createDirectory(d);
-                }
-                return FileVisitResult.CONTINUE;
-            }
+    private static int mode(Path p) throws IOException {
+        return (Integer) Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS) & 07777;
+    }
 
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                Path f = to.resolve(from.relativize(file).toString());
-                if (attrs.isSymbolicLink()) {
-                    Files.createSymbolicLink(f, Files.readSymbolicLink(file));
-                } else {
-                    Files.copy(file, f, StandardCopyOption.COPY_ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
-                    try (FileChannel ch = FileChannel.open(f, StandardOpenOption.WRITE)) {
+    /**
+     * Unpacks the payload into {@code to}: modes and times as archived (an AppCDS archive refuses a jar
+     * whose mtime changed), every file and directory fsynced, directories' times set last.
+     */
+    private static void unpack(PluginFile plugin, List<PluginFile.Entry> entries, Path to) throws IOException {
+        List<PluginFile.Entry> dirs = new ArrayList<>();
+        for (PluginFile.Entry e : entries) {
+            Path p = e.name().isEmpty() ? to : to.resolve(e.name());
+            switch (e.type()) {
+                case DIRECTORY -> {
+                    Files.createDirectories(p);
+                    dirs.add(e);
+                }
+                case SYMLINK -> Files.createSymbolicLink(p, Path.of(e.linkTarget()));
+                case FILE -> {
+                    try (FileChannel ch = FileChannel.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                        plugin.copyData(e, ch);
                         ch.force(true);
                     }
+                    Files.setAttribute(p, "unix:mode", e.mode());
+                    Files.setLastModifiedTime(p, FileTime.from(e.mtimeSeconds(), TimeUnit.SECONDS));
                 }
-                return FileVisitResult.CONTINUE;
             }
-
-            @Override
-            public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
-                if (e != null) {
-                    throw e;
-                }
-                Path d = to.resolve(from.relativize(dir).toString());
-                Files.setPosixFilePermissions(d, Files.getPosixFilePermissions(dir));
-                fsync(d);
-                return FileVisitResult.CONTINUE;
-            }
-        });
+        }
+        // deepest first, so setting a directory's time is not undone by creating inside it
+        dirs.sort(Comparator.comparing((PluginFile.Entry e) -> e.name().length()).reversed());
+        for (PluginFile.Entry e : dirs) {
+            Path d = e.name().isEmpty() ? to : to.resolve(e.name());
+            Files.setAttribute(d, "unix:mode", e.mode());
+            fsync(d);
+            Files.setLastModifiedTime(d, FileTime.from(e.mtimeSeconds(), TimeUnit.SECONDS));
+        }
+        if (dirs.stream().noneMatch(e -> e.name().isEmpty())) {
+            Files.setPosixFilePermissions(to, PosixFilePermissions.fromString("rwxr-xr-x"));
+            fsync(to);
+        }
     }
 
     private static void deleteTree(Path root) throws IOException {

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -17,16 +20,41 @@ class CniPluginInstallerTest {
     @TempDir
     Path tmp;
 
-    /** An image-like source: launcher naming its bundle, bundle with a runtime-like tree. */
-    private Path source(String name, String hash, String jarContent) throws IOException {
-        Path src = Files.createDirectories(tmp.resolve(name));
-        String bundle = "jflannel-" + hash;
-        Files.writeString(src.resolve("flannel"), "#!/bin/sh\ndir=\"${0%/*}/" + bundle + "\"\nexec \"$dir/jre/bin/java\"\n");
-        Files.setPosixFilePermissions(src.resolve("flannel"), PosixFilePermissions.fromString("rwxr-xr-x"));
-        Path java = Files.createDirectories(src.resolve(bundle).resolve("jre/bin")).resolve("java");
+    /**
+     * An image-like source: {@code flannel} as packaging/plugin-file.sh writes it (launcher bytes, an
+     * ustar archive of the bundle made by tar itself, the trailer naming the bundle).
+     */
+    private Path source(String name, String hash, String jarContent) throws IOException, InterruptedException {
+        Path stage = Files.createDirectories(tmp.resolve("stage-" + name));
+        Path java = Files.createDirectories(stage.resolve("jre/bin")).resolve("java");
         Files.writeString(java, "#!/bin/sh\necho java\n");
         Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Files.writeString(src.resolve(bundle).resolve("cni-flannel.jar"), jarContent);
+        Files.writeString(stage.resolve("cni-flannel.jar"), jarContent);
+        Files.setLastModifiedTime(stage.resolve("cni-flannel.jar"), JAR_TIME);
+        Files.createSymbolicLink(stage.resolve("jre/bin/javaw"), Path.of("java"));
+        return onefile(name, hash, List.of("tar", "--format=ustar", "--sort=name", "--owner=0", "--group=0", "--numeric-owner",
+                "-cf", "-", "-C", stage.toString(), "."));
+    }
+
+    private static final FileTime JAR_TIME = FileTime.fromMillis(1_700_000_000_000L);
+
+    /** Launcher bytes + the archive {@code archiver} writes on stdout + the trailer: the one-file plugin in {@code tmp/name/flannel}. */
+    private Path onefile(String name, String hash, List<String> archiver) throws IOException, InterruptedException {
+        Path src = Files.createDirectories(tmp.resolve(name));
+        Process p = new ProcessBuilder(archiver).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        byte[] payload = p.getInputStream().readAllBytes();
+        assertThat(p.waitFor()).as("%s", archiver).isZero();
+        byte[] launcher = "\177ELF launcher bytes".getBytes(StandardCharsets.US_ASCII);
+        ByteBuffer trailer = ByteBuffer.allocate(48).order(ByteOrder.LITTLE_ENDIAN);
+        trailer.put("JFLNPAY1".getBytes(StandardCharsets.US_ASCII)).putLong(launcher.length).putLong(payload.length)
+                .put(hash.getBytes(StandardCharsets.US_ASCII));
+        Path file = src.resolve("flannel");
+        try (var out = Files.newOutputStream(file)) {
+            out.write(launcher);
+            out.write(payload);
+            out.write(trailer.array());
+        }
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
         return src;
     }
 
@@ -37,7 +65,7 @@ class CniPluginInstallerTest {
     }
 
     @Test
-    void installsBundleThenLauncherAndSecondRunRewritesNothing() throws IOException {
+    void installsBundleThenLauncherAndSecondRunRewritesNothing() throws Exception {
         Path src = source("v1", "aaaaaaaaaaaa", "jar v1");
         Path dest = tmp.resolve("opt/cni/bin");
 
@@ -61,54 +89,72 @@ class CniPluginInstallerTest {
         assertThat((long) Files.getAttribute(dest.resolve("flannel"), "unix:ino")).isEqualTo(launcherInode);
     }
 
-    /** The one-file plugin: launcher bytes, a payload larger than 64 KiB, then the 48-byte trailer naming the bundle. */
-    private static void oneFilePlugin(Path file, String hash) throws IOException {
-        java.nio.ByteBuffer trailer = java.nio.ByteBuffer.allocate(48).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-        trailer.put("JFLNPAY1".getBytes(java.nio.charset.StandardCharsets.US_ASCII)).putLong(16).putLong(100_000)
-                .put(hash.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-        byte[] content = new byte[16 + 100_000 + 48];
-        System.arraycopy(trailer.array(), 0, content, content.length - 48, 48);
-        Files.write(file, content);
-        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
+    @Test
+    void unpacksModesTimesAndLinksAsArchived() throws Exception {
+        Path dest = tmp.resolve("bin0");
+        CniPluginInstaller.install(source("t1", "777777777777", "jar"), dest);
+        Path bundle = dest.resolve("jflannel-777777777777");
+        // the plugin's class-data archive refuses a jar whose mtime changed: the archive's time is kept
+        assertThat(Files.getLastModifiedTime(bundle.resolve("cni-flannel.jar"))).isEqualTo(JAR_TIME);
+        assertThat(Files.getPosixFilePermissions(bundle.resolve("jre/bin/java"))).isEqualTo(PosixFilePermissions.fromString("rwxr-xr-x"));
+        assertThat(Files.readSymbolicLink(bundle.resolve("jre/bin/javaw"))).isEqualTo(Path.of("java"));
+        assertThat(Files.getPosixFilePermissions(bundle)).contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE);
     }
 
     @Test
-    void upgradeFromTheOneFilePluginKeepsTheBundleItsTrailerNames() throws IOException {
-        Path dest = tmp.resolve("bin1");
-        Path v1 = source("f1", "444444444444", "jar v1");
-        oneFilePlugin(v1.resolve("flannel"), "444444444444");
-        CniPluginInstaller.install(v1, dest);
-        CniPluginInstaller.install(source("f2", "555555555555", "jar v2"), dest);
-        Path v3 = source("f3", "666666666666", "jar v3");
-        oneFilePlugin(v3.resolve("flannel"), "666666666666");
-        assertThat(CniPluginInstaller.namedBundle(v3.resolve("flannel"))).contains("jflannel-666666666666");
+    void upgradeFromAnOlderShellLauncherKeepsTheBundleItNames() throws Exception {
+        Path dest = Files.createDirectories(tmp.resolve("bin1"));
+        Files.writeString(dest.resolve("flannel"), "#!/bin/sh\ndir=\"${0%/*}/jflannel-444444444444\"\nexec \"$dir/jre/bin/java\"\n");
+        Files.createDirectories(dest.resolve("jflannel-444444444444/jre/bin"));
+        Files.createDirectories(dest.resolve("jflannel-333333333333/jre/bin"));
 
-        CniPluginInstaller.Result third = CniPluginInstaller.install(v3, dest);
+        CniPluginInstaller.Result r = CniPluginInstaller.install(source("f3", "666666666666", "jar v3"), dest);
 
-        assertThat(third.launcherChanged()).isTrue();
-        assertThat(third.removed()).containsExactly("jflannel-444444444444");
-        assertThat(Files.mismatch(dest.resolve("flannel"), v3.resolve("flannel"))).isEqualTo(-1L);
+        assertThat(r.launcherChanged()).isTrue();
+        assertThat(r.removed()).containsExactly("jflannel-333333333333");
         assertThat(CniPluginInstaller.namedBundle(dest.resolve("flannel"))).contains("jflannel-666666666666");
+        assertThat(names(dest)).containsExactly("flannel", "jflannel-444444444444", "jflannel-666666666666");
     }
 
     @Test
-    void upgradeKeepsThePreviousBundleAndRemovesOlderOnes() throws IOException {
+    void aPayloadEntryLeavingTheBundleIsRefusedAndNothingIsWritten() throws Exception {
+        String evil = "import io, sys, tarfile\n"
+                + "t = tarfile.open(fileobj=sys.stdout.buffer, mode='w|', format=tarfile.USTAR_FORMAT)\n"
+                + "i = tarfile.TarInfo('./../escaped'); d = b'x'; i.size = len(d); t.addfile(i, io.BytesIO(d)); t.close()\n";
+        Path src = onefile("evil", "888888888888", List.of("python3", "-c", evil));
+        Path dest = tmp.resolve("bin2");
+
+        assertThatThrownBy(() -> CniPluginInstaller.install(src, dest))
+                .hasMessageContaining(src.resolve("flannel").toString()).hasMessageContaining("./../escaped")
+                .hasMessageContaining("leaves the bundle");
+        assertThat(tmp.resolve("escaped")).doesNotExist();
+        assertThat(dest).doesNotExist();
+
+        String hardlink = "import io, sys, tarfile\n"
+                + "t = tarfile.open(fileobj=sys.stdout.buffer, mode='w|', format=tarfile.USTAR_FORMAT)\n"
+                + "i = tarfile.TarInfo('./a'); i.type = tarfile.LNKTYPE; i.linkname = './b'; t.addfile(i); t.close()\n";
+        Path src2 = onefile("hard", "999999999999", List.of("python3", "-c", hardlink));
+        assertThatThrownBy(() -> CniPluginInstaller.install(src2, dest)).hasMessageContaining("typeflag '1'");
+    }
+
+    @Test
+    void upgradeKeepsThePreviousBundleAndRemovesOlderOnes() throws Exception {
         Path dest = tmp.resolve("bin");
         CniPluginInstaller.install(source("v1", "111111111111", "jar v1"), dest);
         CniPluginInstaller.install(source("v2", "222222222222", "jar v2"), dest);
         assertThat(names(dest)).containsExactly("flannel", "jflannel-111111111111", "jflannel-222222222222");
-        assertThat(Files.readString(dest.resolve("flannel"))).contains("jflannel-222222222222");
+        assertThat(CniPluginInstaller.namedBundle(dest.resolve("flannel"))).contains("jflannel-222222222222");
 
         CniPluginInstaller.Result third = CniPluginInstaller.install(source("v3", "333333333333", "jar v3"), dest);
 
         // v2 was the launcher's until now: kept for an ADD that started it; v1 goes
         assertThat(third.removed()).containsExactly("jflannel-111111111111");
         assertThat(names(dest)).containsExactly("flannel", "jflannel-222222222222", "jflannel-333333333333");
-        assertThat(Files.readString(dest.resolve("flannel"))).contains("jflannel-333333333333");
+        assertThat(CniPluginInstaller.namedBundle(dest.resolve("flannel"))).contains("jflannel-333333333333");
     }
 
     @Test
-    void replacesADamagedBundleAndLeavesNoTemporaryDirectories() throws IOException {
+    void replacesADamagedBundleAndLeavesNoTemporaryDirectories() throws Exception {
         Path src = source("v1", "aaaaaaaaaaaa", "jar v1");
         Path dest = tmp.resolve("bin");
         CniPluginInstaller.install(src, dest);
@@ -123,7 +169,7 @@ class CniPluginInstallerTest {
     }
 
     @Test
-    void leavesOtherPluginsAlone() throws IOException {
+    void leavesOtherPluginsAlone() throws Exception {
         Path dest = Files.createDirectories(tmp.resolve("bin"));
         Files.writeString(dest.resolve("bridge"), "bridge");
         Files.createDirectory(dest.resolve("jflannel")); // the repository launcher's layout: not ours to remove
@@ -134,15 +180,15 @@ class CniPluginInstallerTest {
     }
 
     @Test
-    void errorsNameThePath() throws IOException {
+    void errorsNameThePath() throws Exception {
         Path empty = Files.createDirectories(tmp.resolve("empty"));
         assertThatThrownBy(() -> CniPluginInstaller.install(empty, tmp.resolve("d")))
                 .hasMessageContaining(empty.toString()).hasMessageContaining("no launcher flannel");
 
-        Path src = source("v1", "aaaaaaaaaaaa", "jar");
-        Files.createDirectory(src.resolve("jflannel-bbbbbbbbbbbb"));
-        assertThatThrownBy(() -> CniPluginInstaller.install(src, tmp.resolve("d")))
-                .hasMessageContaining(src.toString()).hasMessageContaining("exactly one");
+        Path shell = Files.createDirectories(tmp.resolve("shell"));
+        Files.writeString(shell.resolve("flannel"), "#!/bin/sh\nexec java\n");
+        assertThatThrownBy(() -> CniPluginInstaller.install(shell, tmp.resolve("d")))
+                .hasMessageContaining(shell.resolve("flannel").toString()).hasMessageContaining("not a one-file plugin");
 
         Path good = source("v2", "cccccccccccc", "jar");
         Path file = Files.writeString(tmp.resolve("a-file"), "x");
