@@ -319,6 +319,11 @@ public final class NetnsCluster implements AutoCloseable {
         requireEtcd().put(key, value);
     }
 
+    /** {@link #etcdPut} with the key attached to an etcd lease of {@code ttl}, as a real flanneld writes its subnet lease. */
+    public void etcdPutWithTtl(String key, String value, Duration ttl) throws IOException, InterruptedException {
+        requireEtcd().putWithTtl(key, value, ttl);
+    }
+
     public String etcdGet(String key) throws IOException, InterruptedException {
         return requireEtcd().get(key);
     }
