@@ -54,7 +54,7 @@ PY
 
 run_java() { # N [triples|pairs|pipelined|pipelined-pairs]
     ip -n "$NS" link del flannel.1 2>/dev/null || true
-    ip netns exec "$NS" java -cp "$CP" org.jflannel.linuxnet.NetlinkTriplesBench "$1" 2000 "${2:-triples}" 2>&1 | grep -v '^SLF4J'
+    ip netns exec "$NS" java -cp "$CP" org.jflannel.linuxnet.netlink.NetlinkTriplesBench "$1" 2000 "${2:-triples}" 2>&1 | grep -v '^SLF4J'
 }
 
 run_ip() { # N [pairs]

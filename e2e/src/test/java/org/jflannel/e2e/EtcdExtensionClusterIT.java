@@ -54,7 +54,9 @@ class EtcdExtensionClusterIT {
         assertThat(cluster.pods()).hasSize(6);
         Overlay.assertEveryPodReachesEveryOther(cluster);
         for (ClusterNode n : cluster.nodes()) {
-            assertThat(n.logSinceStart()).contains("extension command ran phase=subnet-add");
+            // The route is there before the daemon has read the command's exit and logged it: wait for the line.
+            Wait.until(n.name() + " logging the add command", HostGwOverlay.WITHIN,
+                    () -> n.logSinceStart().contains("extension command ran phase=subnet-add"));
             assertThat(n.lease().mtu()).as("FLANNEL_MTU on %s: the interface's", n.name()).isEqualTo(1500);
         }
     }

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.Inet4Address;
 import java.util.List;
-import org.jflannel.linuxnet.FdbEntry;
-import org.jflannel.linuxnet.Link;
-import org.jflannel.linuxnet.Neighbour;
-import org.jflannel.linuxnet.Route;
+import org.jflannel.linuxnet.netlink.FdbEntry;
+import org.jflannel.linuxnet.netlink.Link;
+import org.jflannel.linuxnet.netlink.Neighbour;
+import org.jflannel.linuxnet.netlink.Route;
 import org.jflannel.testsupport.cluster.ClusterNode;
 import org.jflannel.testsupport.cluster.FlannelEntries;
 import org.jflannel.testsupport.cluster.NetnsCluster;

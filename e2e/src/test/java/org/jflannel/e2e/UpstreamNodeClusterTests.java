@@ -23,8 +23,9 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class UpstreamNodeClusterTests {
     static final int UPSTREAM_NODE = 2;
-    private NetnsCluster cluster;
+    NetnsCluster cluster;
 
+    /** The backend: a type name, or the whole backend object as JSON (the harness takes either). */
     abstract String backend();
 
     @BeforeAll
@@ -47,7 +48,8 @@ abstract class UpstreamNodeClusterTests {
         assertThat(upstream.kind()).isEqualTo(NodeKind.UPSTREAM);
         assertThat(upstream.logSinceStart()).as("its log").contains("Wrote subnet file to " + upstream.subnetFile());
         String lease = cluster.etcdGet(NetnsCluster.leaseKey(upstream.lease()));
-        assertThat(lease).as("its lease in etcd").contains("\"BackendType\":\"" + backend() + "\"")
+        String type = ClusterOptions.defaults().withBackend(backend()).backendType();
+        assertThat(lease).as("its lease in etcd").contains("\"BackendType\":\"" + type + "\"")
                 .contains("\"PublicIP\":\"" + upstream.publicIp().getHostAddress() + "\"");
     }
 

@@ -1,13 +1,13 @@
 package org.jflannel.linuxnet;
 
 /** Validation of kernel object names (IFNAMSIZ is 16 including the terminating NUL). */
-final class Names {
+public final class Names {
     static final int MAX_IFNAME = 15;
 
     private Names() {
     }
 
-    static String checkIfName(String field, String name) {
+    public static String checkIfName(String field, String name) {
         if (name == null || name.isEmpty()) {
             throw new IllegalArgumentException(field + ": interface name must not be empty");
         }
@@ -21,7 +21,7 @@ final class Names {
         return name;
     }
 
-    static String checkNsName(String name) {
+    public static String checkNsName(String name) {
         if (name == null || name.isEmpty() || name.length() > 255 || name.equals(".") || name.equals("..")
                 || !name.chars().allMatch(c -> c > 32 && c < 127 && c != '/')) {
             throw new IllegalArgumentException("netns name: invalid \"" + name + "\"");

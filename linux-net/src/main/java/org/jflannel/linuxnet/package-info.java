@@ -1,19 +1,16 @@
 /**
- * The project's only door to the Linux kernel.
- *
- * <p>Three layers, as OSHI and Netty cut theirs: {@code internal} holds the raw JNA libc bindings
- * ({@code LibC}), the close-once descriptor ({@code Fd}) and the byte-level netlink socket; this
- * package holds the pure-Java rtnetlink codec ({@code NlWriter}, {@code NlAttrs} and one codec per
- * message family, unit-tested against bytes captured from iproute2), the request/ACK loop
- * ({@code NlChannel}) and the public API: {@link org.jflannel.linuxnet.RtNetlink},
- * {@link org.jflannel.linuxnet.NetlinkMonitor}, {@link org.jflannel.linuxnet.TunDevice},
- * {@link org.jflannel.linuxnet.NetNs}, {@link org.jflannel.linuxnet.Sysctl} and their records, and
- * for packet paths {@link org.jflannel.linuxnet.UdpBatchSocket} (UDP GSO/GRO, {@code recvmmsg}),
- * {@link org.jflannel.linuxnet.DatagramBatch} and {@link org.jflannel.linuxnet.IoVec} (scatter/gather
- * over direct buffers, also for {@code TunDevice.writev}). Nothing outside this module sees JNA.
- *
- * <p>Every kernel failure is a {@link org.jflannel.linuxnet.NetlinkException} naming the operation,
- * the object, errno and the kernel's extended-ack text. Verbs keep their promise: {@code replace*}
- * is create-or-replace, {@code delete*} is quiet when the object (or its device) is already gone.
+ * The project's only door to the Linux kernel, cut by concern into one package per kernel interface:
+ * {@link org.jflannel.linuxnet.netlink} (rtnetlink: links, addresses, routes, neighbours, FDB,
+ * batches, the change monitor; WireGuard's generic netlink encoding), {@link org.jflannel.linuxnet.tun}
+ * (TUN devices), {@link org.jflannel.linuxnet.socket} (batched UDP and raw ICMP sockets, scatter/gather
+ * lists), {@link org.jflannel.linuxnet.bpf} (an eBPF assembler, maps, programs, tcx links),
+ * {@link org.jflannel.linuxnet.netns} (named network namespaces) and {@link org.jflannel.linuxnet.sys}
+ * (sysctl, sd_notify); {@code internal} holds the raw JNA bindings, and nothing outside this module
+ * sees JNA (the build enforces it). This package holds what they all share:
+ * {@link org.jflannel.linuxnet.NetlinkException}, the one failure type of every kernel call (netlink
+ * or system call: operation, object, errno and the kernel's extended-ack text), and
+ * {@link org.jflannel.linuxnet.Names}, the validation of interface and namespace names. Verbs keep
+ * their promise: {@code replace*} is create-or-replace, {@code delete*} is quiet when the object (or
+ * its device) is already gone.
  */
 package org.jflannel.linuxnet;

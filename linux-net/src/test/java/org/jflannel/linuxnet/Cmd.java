@@ -5,11 +5,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
 /** Runs a witness command with a time bound; non-zero exit is an error carrying its output. */
-final class Cmd {
+public final class Cmd {
     private Cmd() {
     }
 
-    static String run(String... cmd) throws IOException, InterruptedException {
+    public static String run(String... cmd) throws IOException, InterruptedException {
         Result r = tryRun(cmd);
         if (r.exit() != 0) {
             throw new IOException(String.join(" ", cmd) + " exited " + r.exit() + ": " + r.output());
@@ -17,10 +17,10 @@ final class Cmd {
         return r.output();
     }
 
-    record Result(int exit, String output) {
+    public record Result(int exit, String output) {
     }
 
-    static Result tryRun(String... cmd) throws IOException, InterruptedException {
+    public static Result tryRun(String... cmd) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         if (!p.waitFor(20, TimeUnit.SECONDS)) {
             p.destroyForcibly();

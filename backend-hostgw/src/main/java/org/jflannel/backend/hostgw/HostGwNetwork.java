@@ -12,12 +12,12 @@ import org.jflannel.backend.hostgw.HostGwCounters.ErrorKind;
 import org.jflannel.core.Lease;
 import org.jflannel.core.LeaseEvent;
 import org.jflannel.core.Network;
-import org.jflannel.linuxnet.Address;
-import org.jflannel.linuxnet.IpPrefix;
-import org.jflannel.linuxnet.Link;
 import org.jflannel.linuxnet.NetlinkException;
-import org.jflannel.linuxnet.Route;
-import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.linuxnet.netlink.Address;
+import org.jflannel.linuxnet.netlink.IpPrefix;
+import org.jflannel.linuxnet.netlink.Link;
+import org.jflannel.linuxnet.netlink.Route;
+import org.jflannel.linuxnet.netlink.RtNetlink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

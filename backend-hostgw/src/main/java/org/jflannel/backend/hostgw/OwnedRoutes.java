@@ -3,8 +3,8 @@ package org.jflannel.backend.hostgw;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Predicate;
-import org.jflannel.linuxnet.IpPrefix;
-import org.jflannel.linuxnet.Route;
+import org.jflannel.linuxnet.netlink.IpPrefix;
+import org.jflannel.linuxnet.netlink.Route;
 
 /**
  * Pure: which routes of the main table host-gw may call its own when no lease wants them (a stray,

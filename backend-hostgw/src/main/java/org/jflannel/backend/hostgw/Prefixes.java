@@ -1,7 +1,7 @@
 package org.jflannel.backend.hostgw;
 
 import java.net.InetAddress;
-import org.jflannel.linuxnet.IpPrefix;
+import org.jflannel.linuxnet.netlink.IpPrefix;
 
 /** Prefix arithmetic on {@link IpPrefix} that linux-net does not need itself. */
 final class Prefixes {

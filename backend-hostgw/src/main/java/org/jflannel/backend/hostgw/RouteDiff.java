@@ -6,8 +6,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
-import org.jflannel.linuxnet.IpPrefix;
-import org.jflannel.linuxnet.Route;
+import org.jflannel.linuxnet.netlink.IpPrefix;
+import org.jflannel.linuxnet.netlink.Route;
 
 /**
  * Pure: compares the routes the leases want with a dump of the main table (Ours, REFERENCE §6.10).

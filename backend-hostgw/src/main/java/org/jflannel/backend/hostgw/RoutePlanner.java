@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.function.Predicate;
 import org.jflannel.core.Lease;
 import org.jflannel.core.LeaseAttrs;
-import org.jflannel.linuxnet.IpPrefix;
-import org.jflannel.linuxnet.Route;
+import org.jflannel.linuxnet.netlink.IpPrefix;
+import org.jflannel.linuxnet.netlink.Route;
 
 /**
  * Pure: turns a peer lease into its host-gw routes (upstream {@code backend/hostgw}): per family,

@@ -18,7 +18,7 @@ import org.jflannel.core.Ip4Net;
 import org.jflannel.core.Ip6Net;
 import org.jflannel.core.LeaseEvent;
 import org.jflannel.core.NetConf;
-import org.jflannel.linuxnet.NetNs;
+import org.jflannel.linuxnet.netns.NetNs;
 import org.jflannel.testbase.NetnsPrivilege;
 import org.jflannel.testsupport.backend.FakeSubnets;
 import org.jflannel.testsupport.netns.NetnsNames;

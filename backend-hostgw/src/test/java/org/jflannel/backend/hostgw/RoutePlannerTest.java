@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.InetAddress;
 import java.util.Set;
-import org.jflannel.linuxnet.IpPrefix;
-import org.jflannel.linuxnet.Route;
+import org.jflannel.linuxnet.netlink.IpPrefix;
+import org.jflannel.linuxnet.netlink.Route;
 import org.junit.jupiter.api.Test;
 
 class RoutePlannerTest {

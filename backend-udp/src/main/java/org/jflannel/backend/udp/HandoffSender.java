@@ -5,9 +5,9 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.jflannel.backend.udp.UdpCounters.Drop;
-import org.jflannel.linuxnet.IoVec;
 import org.jflannel.linuxnet.NetlinkException;
-import org.jflannel.linuxnet.UdpBatchSocket;
+import org.jflannel.linuxnet.socket.IoVec;
+import org.jflannel.linuxnet.socket.UdpBatchSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

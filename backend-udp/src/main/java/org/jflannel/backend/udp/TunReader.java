@@ -4,10 +4,10 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 import org.jflannel.backend.udp.UdpCounters.Drop;
-import org.jflannel.linuxnet.IoVec;
 import org.jflannel.linuxnet.NetlinkException;
-import org.jflannel.linuxnet.TunDevice;
-import org.jflannel.linuxnet.UdpBatchSocket;
+import org.jflannel.linuxnet.socket.IoVec;
+import org.jflannel.linuxnet.socket.UdpBatchSocket;
+import org.jflannel.linuxnet.tun.TunDevice;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

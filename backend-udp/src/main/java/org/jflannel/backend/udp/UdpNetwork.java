@@ -4,8 +4,8 @@ import java.util.List;
 import org.jflannel.core.Lease;
 import org.jflannel.core.LeaseEvent;
 import org.jflannel.core.Network;
-import org.jflannel.linuxnet.TunDevice;
-import org.jflannel.linuxnet.UdpBatchSocket;
+import org.jflannel.linuxnet.socket.UdpBatchSocket;
+import org.jflannel.linuxnet.tun.TunDevice;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
 import org.jflannel.core.Ip4Net;
-import org.jflannel.linuxnet.IoVec;
+import org.jflannel.linuxnet.socket.IoVec;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;

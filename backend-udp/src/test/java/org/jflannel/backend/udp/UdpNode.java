@@ -12,7 +12,7 @@ import org.jflannel.core.ExternalInterface;
 import org.jflannel.core.Ip4Net;
 import org.jflannel.core.LeaseEvent;
 import org.jflannel.core.NetConf;
-import org.jflannel.linuxnet.NetNs;
+import org.jflannel.linuxnet.netns.NetNs;
 import org.jflannel.testbase.NetnsPrivilege;
 import org.jflannel.testsupport.netns.NetnsNames;
 import org.jflannel.testsupport.backend.FakeSubnets;

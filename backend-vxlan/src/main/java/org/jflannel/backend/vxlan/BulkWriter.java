@@ -2,10 +2,10 @@ package org.jflannel.backend.vxlan;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.jflannel.linuxnet.Batch;
-import org.jflannel.linuxnet.BatchResult;
 import org.jflannel.linuxnet.NetlinkException;
-import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.linuxnet.netlink.Batch;
+import org.jflannel.linuxnet.netlink.BatchResult;
+import org.jflannel.linuxnet.netlink.RtNetlink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

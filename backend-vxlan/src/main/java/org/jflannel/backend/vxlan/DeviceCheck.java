@@ -1,9 +1,9 @@
 package org.jflannel.backend.vxlan;
 
 import java.net.InetAddress;
-import org.jflannel.linuxnet.Link;
-import org.jflannel.linuxnet.VxlanInfo;
-import org.jflannel.linuxnet.VxlanSpec;
+import org.jflannel.linuxnet.netlink.Link;
+import org.jflannel.linuxnet.netlink.VxlanInfo;
+import org.jflannel.linuxnet.netlink.VxlanSpec;
 
 /**
  * Pure: is an existing device usable as our VTEP (REFERENCE §6.4)? Upstream compares type, VNI,

@@ -2,10 +2,10 @@ package org.jflannel.backend.vxlan;
 
 import java.io.IOException;
 import org.jflannel.backend.vxlan.VxlanCounters.ErrorKind;
-import org.jflannel.linuxnet.FdbEntry;
-import org.jflannel.linuxnet.Neighbour;
-import org.jflannel.linuxnet.Route;
-import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.linuxnet.netlink.FdbEntry;
+import org.jflannel.linuxnet.netlink.Neighbour;
+import org.jflannel.linuxnet.netlink.Route;
+import org.jflannel.linuxnet.netlink.RtNetlink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,9 +1,9 @@
 package org.jflannel.backend.vxlan;
 
 import java.util.Objects;
-import org.jflannel.linuxnet.FdbEntry;
-import org.jflannel.linuxnet.Neighbour;
-import org.jflannel.linuxnet.Route;
+import org.jflannel.linuxnet.netlink.FdbEntry;
+import org.jflannel.linuxnet.netlink.Neighbour;
+import org.jflannel.linuxnet.netlink.Route;
 
 /** The kernel entries that carry traffic to one peer subnet of one address family. */
 sealed interface PeerEntries permits PeerEntries.Encapsulated, PeerEntries.Direct {

@@ -9,10 +9,10 @@ import org.jflannel.core.Ip6Net;
 import org.jflannel.core.Lease;
 import org.jflannel.core.LeaseAttrs;
 import org.jflannel.core.MacAddress;
-import org.jflannel.linuxnet.FdbEntry;
-import org.jflannel.linuxnet.IpPrefix;
-import org.jflannel.linuxnet.Neighbour;
-import org.jflannel.linuxnet.Route;
+import org.jflannel.linuxnet.netlink.FdbEntry;
+import org.jflannel.linuxnet.netlink.IpPrefix;
+import org.jflannel.linuxnet.netlink.Neighbour;
+import org.jflannel.linuxnet.netlink.Route;
 
 /**
  * Pure: turns a peer lease into the kernel entries it needs (REFERENCE §6.7, §6.9). The only

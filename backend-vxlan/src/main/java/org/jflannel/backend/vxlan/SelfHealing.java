@@ -9,9 +9,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.jflannel.linuxnet.NetlinkEvent;
 import org.jflannel.linuxnet.NetlinkException;
-import org.jflannel.linuxnet.NetlinkMonitor;
+import org.jflannel.linuxnet.netlink.NetlinkEvent;
+import org.jflannel.linuxnet.netlink.NetlinkMonitor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

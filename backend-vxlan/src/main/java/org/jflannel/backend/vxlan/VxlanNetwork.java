@@ -12,8 +12,8 @@ import org.jflannel.backend.vxlan.VxlanCounters.ErrorKind;
 import org.jflannel.core.Lease;
 import org.jflannel.core.LeaseEvent;
 import org.jflannel.core.Network;
-import org.jflannel.linuxnet.Route;
-import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.linuxnet.netlink.Route;
+import org.jflannel.linuxnet.netlink.RtNetlink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

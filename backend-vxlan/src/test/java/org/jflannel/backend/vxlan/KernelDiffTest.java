@@ -5,10 +5,10 @@ import static org.jflannel.backend.vxlan.Leases.ip;
 
 import java.util.List;
 import org.jflannel.core.MacAddress;
-import org.jflannel.linuxnet.FdbEntry;
-import org.jflannel.linuxnet.IpPrefix;
-import org.jflannel.linuxnet.Neighbour;
-import org.jflannel.linuxnet.Route;
+import org.jflannel.linuxnet.netlink.FdbEntry;
+import org.jflannel.linuxnet.netlink.IpPrefix;
+import org.jflannel.linuxnet.netlink.Neighbour;
+import org.jflannel.linuxnet.netlink.Route;
 import org.junit.jupiter.api.Test;
 
 class KernelDiffTest {

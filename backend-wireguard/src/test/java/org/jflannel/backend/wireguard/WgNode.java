@@ -19,7 +19,7 @@ import org.jflannel.backend.wireguard.protocol.Timings;
 import org.jflannel.core.ExternalInterface;
 import org.jflannel.core.Ip4Net;
 import org.jflannel.core.NetConf;
-import org.jflannel.linuxnet.NetNs;
+import org.jflannel.linuxnet.netns.NetNs;
 import org.jflannel.testbase.NetnsPrivilege;
 import org.jflannel.testsupport.backend.FakeSubnets;
 import org.jflannel.testsupport.cluster.Cmd;

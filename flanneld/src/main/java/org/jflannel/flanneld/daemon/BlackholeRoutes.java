@@ -5,10 +5,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.jflannel.flanneld.health.Metrics;
-import org.jflannel.linuxnet.IpPrefix;
 import org.jflannel.linuxnet.NetlinkException;
-import org.jflannel.linuxnet.Route;
-import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.linuxnet.netlink.IpPrefix;
+import org.jflannel.linuxnet.netlink.Route;
+import org.jflannel.linuxnet.netlink.RtNetlink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -4,11 +4,11 @@ import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
-import org.jflannel.linuxnet.Address;
-import org.jflannel.linuxnet.Link;
 import org.jflannel.linuxnet.NetlinkException;
-import org.jflannel.linuxnet.Route;
-import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.linuxnet.netlink.Address;
+import org.jflannel.linuxnet.netlink.Link;
+import org.jflannel.linuxnet.netlink.Route;
+import org.jflannel.linuxnet.netlink.RtNetlink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

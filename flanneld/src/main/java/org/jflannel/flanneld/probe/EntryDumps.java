@@ -2,7 +2,7 @@ package org.jflannel.flanneld.probe;
 
 import java.io.IOException;
 import java.time.Duration;
-import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.linuxnet.netlink.RtNetlink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -8,11 +8,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.jflannel.core.MacAddress;
-import org.jflannel.linuxnet.FdbEntry;
-import org.jflannel.linuxnet.Link;
-import org.jflannel.linuxnet.Neighbour;
-import org.jflannel.linuxnet.Route;
-import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.linuxnet.netlink.FdbEntry;
+import org.jflannel.linuxnet.netlink.Link;
+import org.jflannel.linuxnet.netlink.Neighbour;
+import org.jflannel.linuxnet.netlink.Route;
+import org.jflannel.linuxnet.netlink.RtNetlink;
 
 /**
  * One dump of the VXLAN device's neighbours, FDB entries and routes, indexed for per-peer lookups:

@@ -16,12 +16,12 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
 import org.jflannel.core.LeaseEvent;
 import org.jflannel.flanneld.health.Metrics;
-import org.jflannel.linuxnet.IcmpBatch;
-import org.jflannel.linuxnet.IcmpEchoBatch;
-import org.jflannel.linuxnet.IcmpMessage;
-import org.jflannel.linuxnet.IcmpSocket;
 import org.jflannel.linuxnet.NetlinkException;
-import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.linuxnet.netlink.RtNetlink;
+import org.jflannel.linuxnet.socket.IcmpBatch;
+import org.jflannel.linuxnet.socket.IcmpEchoBatch;
+import org.jflannel.linuxnet.socket.IcmpMessage;
+import org.jflannel.linuxnet.socket.IcmpSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import org.jflannel.flanneld.health.Metrics;
 import org.jflannel.flanneld.testing.ThrowawayNs;
-import org.jflannel.linuxnet.IpPrefix;
-import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.linuxnet.netlink.IpPrefix;
+import org.jflannel.linuxnet.netlink.RtNetlink;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import org.jflannel.core.ExternalInterface;
 import org.jflannel.flanneld.testing.ThrowawayNs;
-import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.linuxnet.netlink.RtNetlink;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

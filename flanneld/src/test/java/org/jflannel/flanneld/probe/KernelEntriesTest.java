@@ -8,10 +8,10 @@ import org.jflannel.core.Ip4Net;
 import org.jflannel.core.Lease;
 import org.jflannel.core.LeaseAttrs;
 import org.jflannel.core.MacAddress;
-import org.jflannel.linuxnet.FdbEntry;
-import org.jflannel.linuxnet.IpPrefix;
-import org.jflannel.linuxnet.Neighbour;
-import org.jflannel.linuxnet.Route;
+import org.jflannel.linuxnet.netlink.FdbEntry;
+import org.jflannel.linuxnet.netlink.IpPrefix;
+import org.jflannel.linuxnet.netlink.Neighbour;
+import org.jflannel.linuxnet.netlink.Route;
 import org.junit.jupiter.api.Test;
 
 class KernelEntriesTest {

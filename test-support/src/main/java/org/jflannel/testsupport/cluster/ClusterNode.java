@@ -14,14 +14,14 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import org.jflannel.core.MacAddress;
-import org.jflannel.linuxnet.FdbEntry;
-import org.jflannel.linuxnet.IpPrefix;
-import org.jflannel.linuxnet.Link;
-import org.jflannel.linuxnet.Neighbour;
-import org.jflannel.linuxnet.NetNs;
-import org.jflannel.linuxnet.Route;
-import org.jflannel.linuxnet.RtNetlink;
-import org.jflannel.linuxnet.Sysctl;
+import org.jflannel.linuxnet.netlink.FdbEntry;
+import org.jflannel.linuxnet.netlink.IpPrefix;
+import org.jflannel.linuxnet.netlink.Link;
+import org.jflannel.linuxnet.netlink.Neighbour;
+import org.jflannel.linuxnet.netlink.Route;
+import org.jflannel.linuxnet.netlink.RtNetlink;
+import org.jflannel.linuxnet.netns.NetNs;
+import org.jflannel.linuxnet.sys.Sysctl;
 
 /**
  * One node of the cluster: its namespace, its directory in the run directory ({@code subnet.env},

@@ -75,6 +75,20 @@ final class FabricEtcd implements AutoCloseable {
         ctl("put", key, value).orThrow();
     }
 
+    /**
+     * Puts {@code key} attached to a fresh etcd lease of {@code ttl}, as flanneld writes its own
+     * subnet leases: upstream v0.20.2 asks etcd for the TTL of the key's lease on every lease event it
+     * watches, which a key put without a lease does not have.
+     */
+    void putWithTtl(String key, String value, Duration ttl) throws IOException, InterruptedException {
+        String granted = ctl("lease", "grant", Long.toString(ttl.toSeconds())).orThrow().stdout().strip();
+        String[] words = granted.split("\\s+"); // "lease 694d9a5f0b6c7d8e granted with TTL(3600s)"
+        if (words.length < 2 || !words[0].equals("lease")) {
+            throw new IOException("etcdctl lease grant: unexpected output \"" + granted + "\"");
+        }
+        ctl("put", "--lease=" + words[1], key, value).orThrow();
+    }
+
     /** Deletes {@code key}; returns how many keys were deleted. */
     int delete(String key) throws IOException, InterruptedException {
         return Integer.parseInt(ctl("del", key).orThrow().stdout().strip());

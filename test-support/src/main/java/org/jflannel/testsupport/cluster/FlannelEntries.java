@@ -3,10 +3,10 @@ package org.jflannel.testsupport.cluster;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Optional;
-import org.jflannel.linuxnet.FdbEntry;
-import org.jflannel.linuxnet.Link;
-import org.jflannel.linuxnet.Neighbour;
-import org.jflannel.linuxnet.Route;
+import org.jflannel.linuxnet.netlink.FdbEntry;
+import org.jflannel.linuxnet.netlink.Link;
+import org.jflannel.linuxnet.netlink.Neighbour;
+import org.jflannel.linuxnet.netlink.Route;
 
 /**
  * What a node's kernel holds on its VXLAN device at one moment, read through rtnetlink dumps:

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.linuxnet.netlink.RtNetlink;
 
 /**
  * A flannel cluster on one machine, made of network namespaces: a fabric namespace (bridge, and
@@ -317,6 +317,11 @@ public final class NetnsCluster implements AutoCloseable {
     /** Writes {@code value} to {@code key} in etcd (etcd mode), e.g. a lease with bad backend data. */
     public void etcdPut(String key, String value) throws IOException, InterruptedException {
         requireEtcd().put(key, value);
+    }
+
+    /** {@link #etcdPut} with the key attached to an etcd lease of {@code ttl}, as a real flanneld writes its subnet lease. */
+    public void etcdPutWithTtl(String key, String value, Duration ttl) throws IOException, InterruptedException {
+        requireEtcd().putWithTtl(key, value, ttl);
     }
 
     public String etcdGet(String key) throws IOException, InterruptedException {

@@ -6,7 +6,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import org.jflannel.linuxnet.NetNs;
+import org.jflannel.linuxnet.netns.NetNs;
 
 /**
  * A minimal HTTP/1.0 GET from inside a network namespace: the socket is created on the namespace's

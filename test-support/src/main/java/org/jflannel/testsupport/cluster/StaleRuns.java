@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
-import org.jflannel.linuxnet.NetNs;
+import org.jflannel.linuxnet.netns.NetNs;
 
 /**
  * What a run leaves in its directory so a later run can clean up after it if it was killed without

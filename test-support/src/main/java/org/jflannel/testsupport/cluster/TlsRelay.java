@@ -10,7 +10,7 @@ import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
 import javax.net.ssl.SSLContext;
-import org.jflannel.linuxnet.NetNs;
+import org.jflannel.linuxnet.netns.NetNs;
 
 /**
  * The "kubernetes" Service as a pod on a node sees it: TLS on {@code 127.0.0.1:port} inside a node's

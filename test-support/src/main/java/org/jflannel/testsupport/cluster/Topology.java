@@ -5,12 +5,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import org.jflannel.linuxnet.IpPrefix;
-import org.jflannel.linuxnet.Link;
-import org.jflannel.linuxnet.NetNs;
 import org.jflannel.linuxnet.NetlinkException;
-import org.jflannel.linuxnet.RtNetlink;
-import org.jflannel.linuxnet.Sysctl;
+import org.jflannel.linuxnet.netlink.IpPrefix;
+import org.jflannel.linuxnet.netlink.Link;
+import org.jflannel.linuxnet.netlink.RtNetlink;
+import org.jflannel.linuxnet.netns.NetNs;
+import org.jflannel.linuxnet.sys.Sysctl;
 
 /**
  * The run's namespaces and the wires between them, all made through rtnetlink: a fabric namespace

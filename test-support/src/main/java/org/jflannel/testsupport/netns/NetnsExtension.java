@@ -3,7 +3,7 @@ package org.jflannel.testsupport.netns;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import org.jflannel.linuxnet.NetNs;
+import org.jflannel.linuxnet.netns.NetNs;
 import org.jflannel.testbase.NetnsPrivilege;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;

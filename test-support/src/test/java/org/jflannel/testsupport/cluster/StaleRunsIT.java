@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.jflannel.linuxnet.NetNs;
+import org.jflannel.linuxnet.netns.NetNs;
 import org.jflannel.testbase.NetnsPrivilege;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

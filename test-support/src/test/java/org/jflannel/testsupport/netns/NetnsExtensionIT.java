@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.jflannel.linuxnet.NetNs;
-import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.linuxnet.netlink.RtNetlink;
+import org.jflannel.linuxnet.netns.NetNs;
 import org.junit.jupiter.api.AfterAll;
 
 class NetnsExtensionIT {
