@@ -126,12 +126,15 @@ abstract class UpstreamUdpPairTests {
         assertThat(back.intact()).as("%s", back).isTrue();
         for (ClusterNode n : cluster.nodes()) {
             if (n.kind() == NodeKind.JFLANNEL) {
-                checkOurPath(n);
+                checkOurPath(n, upstream == null);
             }
         }
     }
 
-    /** After the traffic: what a subclass knows about the path our node {@code n} must have taken. */
-    void checkOurPath(ClusterNode n) throws Exception {
+    /**
+     * After the traffic: what a subclass knows about the path our node {@code n} must have taken;
+     * {@code peerIsOurs}: both nodes run our daemon now.
+     */
+    void checkOurPath(ClusterNode n, boolean peerIsOurs) throws Exception {
     }
 }
