@@ -42,7 +42,7 @@ i=1; for n in $A $B; do
   ip -n $n link add eth0 type veth peer name p$i netns $H; ip -n $H link set p$i master br0; ip -n $H link set p$i up
   ip -n $n addr add 192.0.2.$i/24 dev eth0; ip -n $n link set eth0 up; nsx $n sysctl -qw net.ipv4.ip_forward=1; i=$((i+1)); done
 fi
-nsx $A etcd --data-dir $D/etcd --listen-client-urls http://192.0.2.1:2379,http://127.0.0.1:2379 --advertise-client-urls http://192.0.2.1:2379 --listen-peer-urls http://127.0.0.1:2380 >$D/etcd.log 2>&1 &
+ip netns exec $A etcd --data-dir $D/etcd --listen-client-urls http://192.0.2.1:2379,http://127.0.0.1:2379 --advertise-client-urls http://192.0.2.1:2379 --listen-peer-urls http://127.0.0.1:2380 >$D/etcd.log 2>&1 &
 PIDS+=($!)
 wait_for etcd 30 nsx $A etcdctl --endpoints=http://127.0.0.1:2379 endpoint health
 nsx $A etcdctl --endpoints=http://127.0.0.1:2379 put /coreos.com/network/config '{"Network":"10.244.0.0/16","Backend":{"Type":"udp"}}' >/dev/null
