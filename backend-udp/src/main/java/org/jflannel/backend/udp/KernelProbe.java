@@ -4,7 +4,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-import org.jflannel.linuxnet.IcmpSocket;
+import org.jflannel.linuxnet.socket.IcmpSocket;
 import org.jflannel.linuxnet.NetlinkException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

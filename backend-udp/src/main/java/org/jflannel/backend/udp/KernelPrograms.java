@@ -1,21 +1,21 @@
 package org.jflannel.backend.udp;
 
-import static org.jflannel.linuxnet.BpfAsm.FP;
-import static org.jflannel.linuxnet.BpfAsm.R0;
-import static org.jflannel.linuxnet.BpfAsm.R1;
-import static org.jflannel.linuxnet.BpfAsm.R2;
-import static org.jflannel.linuxnet.BpfAsm.R3;
-import static org.jflannel.linuxnet.BpfAsm.R4;
-import static org.jflannel.linuxnet.BpfAsm.R5;
-import static org.jflannel.linuxnet.BpfAsm.R6;
-import static org.jflannel.linuxnet.BpfAsm.R7;
-import static org.jflannel.linuxnet.BpfAsm.R8;
-import static org.jflannel.linuxnet.BpfAsm.R9;
+import static org.jflannel.linuxnet.bpf.BpfAsm.FP;
+import static org.jflannel.linuxnet.bpf.BpfAsm.R0;
+import static org.jflannel.linuxnet.bpf.BpfAsm.R1;
+import static org.jflannel.linuxnet.bpf.BpfAsm.R2;
+import static org.jflannel.linuxnet.bpf.BpfAsm.R3;
+import static org.jflannel.linuxnet.bpf.BpfAsm.R4;
+import static org.jflannel.linuxnet.bpf.BpfAsm.R5;
+import static org.jflannel.linuxnet.bpf.BpfAsm.R6;
+import static org.jflannel.linuxnet.bpf.BpfAsm.R7;
+import static org.jflannel.linuxnet.bpf.BpfAsm.R8;
+import static org.jflannel.linuxnet.bpf.BpfAsm.R9;
 
-import org.jflannel.linuxnet.BpfAsm;
-import org.jflannel.linuxnet.BpfAsm.Cond;
-import org.jflannel.linuxnet.BpfAsm.Size;
-import org.jflannel.linuxnet.BpfMap;
+import org.jflannel.linuxnet.bpf.BpfAsm;
+import org.jflannel.linuxnet.bpf.BpfAsm.Cond;
+import org.jflannel.linuxnet.bpf.BpfAsm.Size;
+import org.jflannel.linuxnet.bpf.BpfMap;
 
 /**
  * The two tc programs of the kernel datapath ({@link KernelPath}), generated per node because the
