@@ -5,7 +5,10 @@ from the TUN goes to the one peer as one datagram; every datagram from that peer
 as one packet; the TTL is decremented both ways (header checksum recomputed). Prints "ready" once the
 TUN exists, and at the end one line of counters. Stops when stdin closes or after SECONDS.
 
-usage: upstream_peer.py TUN_NAME BIND_IP PORT PEER_IP PEER_PORT SECONDS
+usage: upstream_peer.py TUN_NAME BIND_IP PORT PEER_IP PEER_PORT SECONDS [nocheck]
+
+nocheck: send with the UDP checksum off (SO_NO_CHECK), as the kernel datapath's encapsulating program
+does; our node takes that as proof that this peer's kernel decapsulates and sends it TCP from its kernel.
 """
 import fcntl
 import os
@@ -45,6 +48,8 @@ def main():
     tun = os.open("/dev/net/tun", os.O_RDWR)
     fcntl.ioctl(tun, TUNSETIFF, struct.pack("16sH", name.encode(), IFF_TUN | IFF_NO_PI))
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    if sys.argv[7:8] == ["nocheck"]:
+        s.setsockopt(socket.SOL_SOCKET, 11, 1)  # SO_NO_CHECK
     s.bind((bind_ip, port))
     print("ready", flush=True)
     sent = received = biggest = foreign = 0

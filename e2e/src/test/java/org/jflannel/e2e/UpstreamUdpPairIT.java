@@ -19,7 +19,7 @@ class UpstreamUdpPairIT extends UpstreamUdpPairTests {
 
     /** As shipped: nothing went through a kernel datapath, the packet threads sent. */
     @Override
-    void checkOurPath(ClusterNode n) throws Exception {
+    void checkOurPath(ClusterNode n, boolean peerIsOurs) throws Exception {
         assertThat(n.metric("flanneld_udp_kernel_packets_total{direction=\"to_peers\"}")).as("%s kernel encap", n.name())
                 .isLessThanOrEqualTo(0);
         assertThat(n.metric("flanneld_udp_kernel_packets_total{direction=\"from_peers\"}")).as("%s kernel decap", n.name())

@@ -19,11 +19,20 @@ class UpstreamUdpPairKernelDatapathIT extends UpstreamUdpPairTests {
         return Map.of("JFLANNEL_UDP_KERNEL", "1");
     }
 
-    /** The switch took: our datapath is attached and decapsulated the peer's traffic. */
+    /**
+     * The switch took: our datapath is attached and decapsulated the peer's traffic; between two of
+     * ours, each proved the other (its kernel was seen encapsulating) and sent it from the kernel too
+     * (an upstream peer is never proven: {@link UpstreamUdpMisleadingLeaseIT}).
+     */
     @Override
-    void checkOurPath(ClusterNode n) throws Exception {
+    void checkOurPath(ClusterNode n, boolean peerIsOurs) throws Exception {
         assertThat(n.logSinceStart()).as("%s log", n.name()).contains("udp kernel datapath attached");
         assertThat(n.metric("flanneld_udp_kernel_packets_total{direction=\"from_peers\"}")).as("%s kernel decap", n.name())
                 .isPositive();
+        if (peerIsOurs) {
+            assertThat(n.logSinceStart()).as("%s log", n.name()).contains("udp kernel peer proven");
+            assertThat(n.metric("flanneld_udp_kernel_packets_total{direction=\"to_peers\"}")).as("%s kernel encap", n.name())
+                    .isPositive();
+        }
     }
 }

@@ -89,6 +89,55 @@ abstract class UpstreamUdpPairTests {
         assertTrafficBothWays();
     }
 
+    @Test
+    @Order(6)
+    void node1SwitchedFromUpstreamToOursUnderAStreamFromNode2() throws Exception {
+        switchUnderAStream(NodeKind.JFLANNEL);
+    }
+
+    @Test
+    @Order(7)
+    void node1SwitchedFromOursToUpstreamUnderAStreamFromNode2() throws Exception {
+        switchUnderAStream(NodeKind.UPSTREAM);
+    }
+
+    /**
+     * A peer whose lease changes under running traffic: node2 (ours) streams to node1's pod while node1
+     * switches daemon with its lease kept. The stream survives the gap (TCP retransmits) and arrives whole:
+     * what node2 sent while it still took node1 for the old kind, and after, was not lost for good.
+     */
+    private void switchUnderAStream(NodeKind to) throws Exception {
+        ClusterNode ours = cluster.node(2);
+        assertThat(ours.kind()).isEqualTo(NodeKind.JFLANNEL);
+        Pod p1 = MixedTraffic.podOn(cluster, 1);
+        Pod p2 = MixedTraffic.podOn(cluster, 2);
+        long before = sentToPeers(ours);
+        // long enough to outlast node1's restart: upstream moves a few hundred Mbit/s here, two of ours some Gbit/s
+        long bytes = cluster.node(1).kind() == NodeKind.UPSTREAM ? 256L << 20 : 512L << 20;
+        java.time.Duration within = java.time.Duration.ofMinutes(3); // most of it may cross upstream's path
+        java.util.concurrent.CompletableFuture<org.jflannel.testsupport.cluster.TcpTransfer> stream =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return org.jflannel.testsupport.cluster.TcpTransfer.run(p2, p1, bytes, within);
+                    } catch (Exception e) {
+                        throw new java.util.concurrent.CompletionException(e);
+                    }
+                });
+        org.jflannel.testsupport.cluster.Wait.until("the stream under way", java.time.Duration.ofSeconds(30),
+                () -> stream.isDone() || sentToPeers(ours) - before > 200);
+        switchKeepingLease(1, to);
+        var t = stream.get(within.toSeconds() + 60, java.util.concurrent.TimeUnit.SECONDS);
+        System.out.println("transfer under the switch to " + to + ": " + t);
+        assertThat(t.intact()).as("%s", t).isTrue();
+        assertTrafficBothWays();
+    }
+
+    /** Datagrams our node counts as sent to peers, both paths. */
+    private static long sentToPeers(ClusterNode n) throws Exception {
+        return Math.max(0, (long) n.metric("flanneld_udp_packets_total{direction=\"to_peers\"}"))
+                + Math.max(0, (long) n.metric("flanneld_udp_kernel_packets_total{direction=\"to_peers\"}"));
+    }
+
     private void switchKeepingLease(int i, NodeKind to) throws Exception {
         ClusterNode n = cluster.node(i);
         assertThat(n.kind()).as("%s before the switch", n.name()).isNotEqualTo(to);
@@ -126,12 +175,15 @@ abstract class UpstreamUdpPairTests {
         assertThat(back.intact()).as("%s", back).isTrue();
         for (ClusterNode n : cluster.nodes()) {
             if (n.kind() == NodeKind.JFLANNEL) {
-                checkOurPath(n);
+                checkOurPath(n, upstream == null);
             }
         }
     }
 
-    /** After the traffic: what a subclass knows about the path our node {@code n} must have taken. */
-    void checkOurPath(ClusterNode n) throws Exception {
+    /**
+     * After the traffic: what a subclass knows about the path our node {@code n} must have taken;
+     * {@code peerIsOurs}: both nodes run our daemon now.
+     */
+    void checkOurPath(ClusterNode n, boolean peerIsOurs) throws Exception {
     }
 }

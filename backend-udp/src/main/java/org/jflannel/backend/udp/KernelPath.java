@@ -32,7 +32,11 @@ import org.slf4j.LoggerFactory;
  * <p>Maps, written from here: {@code routes} (LPM: peer subnet → public IP; only peers that
  * decapsulate in their kernel and are reached through the external interface), {@code sources}
  * (public IP → that peer's subnet and mask; every peer), {@code own} (our lease) and
- * {@code counters} (packets each way, and rewrites that failed). The programs stay attached while
+ * {@code counters} (packets each way, and rewrites that failed), and {@code proof} (public IP →
+ * whether that peer's kernel has been seen encapsulating to us: TCP and UDP go to a routed peer from
+ * the kernel only then, {@link KernelPrograms#encap}). A routed peer's proof starts unset and is set
+ * again unset whenever its lease changes; {@link KernelProbe} pings an unproven peer through the
+ * kernel, whose reply, encapsulated by that peer's kernel, proves it. The programs stay attached while
  * the links are open: closing this, or the process ending, detaches them.
  */
 final class KernelPath implements AutoCloseable {
@@ -44,12 +48,17 @@ final class KernelPath implements AutoCloseable {
     private final BpfMap sources;
     private final BpfMap own;
     private final BpfMap counters;
+    private final BpfMap proof;
     private final List<AutoCloseable> owned;
     private final RtNetlink netlink;
     private final int extIndex;
     /** What the maps hold now: subnet → public IP (routes), public IP → subnet (sources). */
     private final Map<Ip4Net, Integer> routed = new HashMap<>();
     private final Map<Integer, Ip4Net> known = new HashMap<>();
+    /** Public IP → the routed peer whose proof entry it is; a changed peer gets a fresh (unset) entry. */
+    private final Map<Integer, Peer> proofs = new HashMap<>();
+    /** The routed peers, for {@link KernelProbe}'s thread. */
+    private volatile List<Peer> routedPeers = List.of();
     /**
      * Per public IP, whether the kernel routes to it through the external interface: asked once, when
      * a peer with that address first needs it (a batch of thousands of leases costs no more lookups
@@ -57,12 +66,13 @@ final class KernelPath implements AutoCloseable {
      */
     private final Map<Integer, Boolean> viaExternal = new HashMap<>();
 
-    private KernelPath(BpfMap routes, BpfMap sources, BpfMap own, BpfMap counters, List<AutoCloseable> owned,
-            RtNetlink netlink, int extIndex) {
+    private KernelPath(BpfMap routes, BpfMap sources, BpfMap own, BpfMap counters, BpfMap proof,
+            List<AutoCloseable> owned, RtNetlink netlink, int extIndex) {
         this.routes = routes;
         this.sources = sources;
         this.own = own;
         this.counters = counters;
+        this.proof = proof;
         this.owned = owned;
         this.netlink = netlink;
         this.extIndex = extIndex;
@@ -90,16 +100,22 @@ final class KernelPath implements AutoCloseable {
             BpfMap sources = keep(owned, BpfMap.create(BpfMap.Type.HASH, "jfl_udp_sources", 4, 8, MAX_PEERS));
             BpfMap own = keep(owned, BpfMap.create(BpfMap.Type.ARRAY, "jfl_udp_own", 4, 8, 1));
             BpfMap counters = keep(owned, BpfMap.create(BpfMap.Type.ARRAY, "jfl_udp_counts", 4, 8, COUNTERS));
+            BpfMap proof = keep(owned, BpfMap.create(BpfMap.Type.HASH, "jfl_udp_proof", 4, 4, MAX_PEERS));
             int nodeIp = Ip4Net.fromInet(ext.address());
             BpfProgram encap = keep(owned, BpfProgram.loadClassifier("jfl_udp_encap",
-                    KernelPrograms.encap(routes, counters, nodeIp, port, ext.index())));
+                    KernelPrograms.encap(routes, proof, counters, nodeIp, port, ext.index())));
             BpfProgram decap = keep(owned, BpfProgram.loadClassifier("jfl_udp_decap",
-                    KernelPrograms.decap(sources, own, counters, nodeIp, port, tunIndex)));
+                    KernelPrograms.decap(sources, own, proof, counters, nodeIp, port, tunIndex)));
             keep(owned, BpfLink.attach(encap, tunIndex, BpfLink.Hook.TCX_EGRESS));
             keep(owned, BpfLink.attach(decap, ext.index(), BpfLink.Hook.TCX_INGRESS));
             LOG.info("udp kernel datapath attached dev={} egress=jfl_udp_encap ext={} ingress=jfl_udp_decap port={}",
                     tun, ext.name(), port);
-            return new KernelPath(routes, sources, own, counters, owned, nl, ext.index());
+            KernelPath path = new KernelPath(routes, sources, own, counters, proof, owned, nl, ext.index());
+            KernelProbe probe = KernelProbe.start(path); // after the links: closed before them (reverse order)
+            if (probe != null) {
+                owned.add(probe);
+            }
+            return path;
         } catch (NetlinkException | RuntimeException e) {
             LOG.warn("udp kernel datapath unavailable, the packet threads carry everything dev={} ext={} error={}",
                     tun, ext.name(), e.getMessage());
@@ -129,15 +145,37 @@ final class KernelPath implements AutoCloseable {
     void peers(Collection<Peer> peers) {
         Map<Ip4Net, Integer> wantRoutes = new HashMap<>();
         Map<Integer, Ip4Net> wantSources = new HashMap<>();
+        Map<Integer, Peer> wantProofs = new HashMap<>();
         for (Peer p : peers) {
             wantSources.put(p.publicIp(), p.subnet());
             if (p.kernelDecap() && Boolean.TRUE.equals(viaExternal.computeIfAbsent(p.publicIp(), ip -> routedThroughExternal(p)))) {
                 wantRoutes.put(p.subnet(), p.publicIp());
+                wantProofs.put(p.publicIp(), p);
             }
         }
         viaExternal.keySet().retainAll(wantSources.keySet());
         sync(wantSources, known, sources, ip -> words(ip), n -> words(n.address(), Ip4Net.mask(n.prefixLength())));
+        // proof entries before routes: a new route finds its peer unproven, never a stale proof
+        sync(wantProofs, proofs, proof, ip -> words(ip), p -> words(0));
         sync(wantRoutes, routed, routes, KernelPath::lpmKey, ip -> words(ip));
+        routedPeers = List.copyOf(proofs.values());
+    }
+
+    /** The peers the kernel may send to (the probe's thread reads this). */
+    List<Peer> routedPeerList() {
+        return routedPeers;
+    }
+
+    /**
+     * Whether {@code p}'s kernel has been seen encapsulating to us since its lease last changed: false
+     * also when unknown or unreadable (the kernel then sends it ICMP only).
+     */
+    boolean proven(Peer p) {
+        try {
+            return proof.get(words(p.publicIp())).map(v -> v[0] != 0 || v[1] != 0 || v[2] != 0 || v[3] != 0).orElse(false);
+        } catch (NetlinkException e) {
+            return false;
+        }
     }
 
     private interface Encoder<T> {

@@ -43,6 +43,8 @@ final class KernelPrograms {
     /** Clears the UDP tunnel GSO marks on decapsulation (bpf-next, August 2026; EINVAL before). */
     private static final int F_DECAP_L4_UDP = 1 << 10;
     private static final int EINVAL = 22;
+    private static final int IPPROTO_ICMP = 1;
+    private static final int IPPROTO_TCP = 6;
     private static final int F_INGRESS = 1;
     /** {@code __sk_buff} offsets. */
     private static final int SKB_LEN = 0;
@@ -64,12 +66,20 @@ final class KernelPrograms {
      * inner TTL decremented, and leaves through {@code outIfindex} towards the peer, with its GSO
      * size kept: a 64 KB TCP super-packet stays one packet until a device segments it.
      *
-     * <p>Stack: -48 inner IPv4 header (20); -56 LPM key {prefixlen, dst}; -88 outer IPv4 + UDP
-     * header (28); -64 the counter key, once that header is in the packet.
+     * <p>Only ICMP goes to a peer on the lease's word alone. A TCP or UDP packet leaves here only when
+     * the peer's {@code proof} entry is set, which the decapsulating program does on a datagram from
+     * that peer with UDP checksum 0: only a peer's encapsulating program sends those, and a node attaches
+     * it together with its decapsulating one. What such a peer's kernel would not take (a whole
+     * super-packet, a partial inner checksum) so never goes to a node whose kernel does not
+     * decapsulate: an upstream node, or one whose lease claims it wrongly (a stale lease, a restart
+     * with the kernel datapath off whose new lease has not arrived yet, a mistaken write).
+     *
+     * <p>Stack: -48 inner IPv4 header (20); -56 LPM key {prefixlen, dst}; -60 proof key (the peer's
+     * public IP); -88 outer IPv4 + UDP header (28); -64 the counter key, once that header is in the packet.
      *
      * @param nodeIp the outer source as {@link Ipv4} reads addresses (big-endian int): the socket's address
      */
-    static byte[] encap(BpfMap routes, BpfMap counters, int nodeIp, int port, int outIfindex) {
+    static byte[] encap(BpfMap routes, BpfMap proof, BpfMap counters, int nodeIp, int port, int outIfindex) {
         BpfAsm a = new BpfAsm();
         a.movReg(R6, R1);
         loadBytes(a, 0, -48, 20);
@@ -80,6 +90,13 @@ final class KernelPrograms {
         a.loadMap(R1, routes).movReg(R2, FP).add(R2, -56).call(BpfAsm.MAP_LOOKUP_ELEM);
         a.jump(Cond.EQ, R0, 0, "next");
         a.load(Size.W, R7, R0, 0);                                          // peer's public IP
+        // ICMP leaves whole and fully checksummed, so any receiver takes it; everything else (TCP and UDP
+        // super-packets, partial checksums) only to a peer whose kernel has been seen encapsulating to us
+        a.load(Size.B, R1, FP, -39).jump(Cond.EQ, R1, IPPROTO_ICMP, "proven");
+        a.store(Size.W, FP, -60, R7).loadMap(R1, proof).movReg(R2, FP).add(R2, -60).call(BpfAsm.MAP_LOOKUP_ELEM);
+        a.jump(Cond.EQ, R0, 0, "next");
+        a.load(Size.W, R1, R0, 0).jump(Cond.EQ, R1, 0, "next");
+        a.label("proven");
         a.load(Size.W, R1, R6, SKB_LEN).jump(Cond.GT, R1, 0xffff - UdpBackend.ENCAP_OVERHEAD, "next"); // BIG TCP: no room
         a.movReg(R1, R6).mov(R2, UdpBackend.ENCAP_OVERHEAD).mov(R3, ADJ_ROOM_MAC)
                 .mov(R4, F_FIXED_GSO | F_ENCAP_L3_IPV4 | F_ENCAP_L4_UDP).call(BpfAsm.SKB_ADJUST_ROOM);
@@ -125,11 +142,15 @@ final class KernelPrograms {
      * are cleared and it reaches the pod whole; elsewhere the first call fails with EINVAL and the
      * program calls again without the flag.
      *
+     * <p>Before any inner check, a datagram from a peer with a {@code proof} entry updates it: UDP
+     * checksum 0 (the peer's kernel encapsulated it) sets it, a checksummed inner TCP packet (the peer's
+     * kernel did not, although it takes every plain TCP packet when it can) clears it.
+     *
      * <p>Stack: -48 outer IPv4 (20), -28 UDP (8), -20 inner IPv4 (20); -52 config key; -64 counter key.
      *
      * @param nodeIp   our address as {@link Ipv4} reads addresses (big-endian int)
      */
-    static byte[] decap(BpfMap sources, BpfMap own, BpfMap counters, int nodeIp, int port, int tunIfindex) {
+    static byte[] decap(BpfMap sources, BpfMap own, BpfMap proof, BpfMap counters, int nodeIp, int port, int tunIfindex) {
         BpfAsm a = new BpfAsm();
         a.movReg(R6, R1);
         a.load(Size.W, R1, R6, SKB_PROTOCOL).jump(Cond.NE, R1, ETH_P_IP_NET, "next");
@@ -140,6 +161,16 @@ final class KernelPrograms {
         a.load(Size.W, R1, FP, -32).jump32(Cond.NE, R1, Integer.reverseBytes(nodeIp), "next");
         a.load(Size.H, R1, FP, -26).jump(Cond.NE, R1, Short.toUnsignedInt(Short.reverseBytes((short) port)), "next");
         a.load(Size.B, R1, FP, -20).jump(Cond.NE, R1, 0x45, "next");
+        // the sender's proof ({@link #encap}): UDP checksum 0 sets it; a checksummed TCP packet, which a
+        // sender's encapsulating program would have taken, clears it
+        a.loadMap(R1, proof).movReg(R2, FP).add(R2, -36).call(BpfAsm.MAP_LOOKUP_ELEM);
+        a.jump(Cond.EQ, R0, 0, "proofKept");
+        a.load(Size.H, R1, FP, -22).jump(Cond.NE, R1, 0, "checksummed");
+        a.storeImm(Size.W, R0, 0, 1).jump("proofKept");
+        a.label("checksummed");
+        a.load(Size.B, R1, FP, -11).jump(Cond.NE, R1, IPPROTO_TCP, "proofKept");
+        a.storeImm(Size.W, R0, 0, 0);
+        a.label("proofKept");
         a.load(Size.B, R1, FP, -12).jump(Cond.LE, R1, 1, "next");
         // exactly one inner packet: its total length is the rest of the buffer
         a.load(Size.H, R1, FP, -18).toBe16(R1).load(Size.W, R2, R6, SKB_LEN).add(R2, -(ETH_HLEN + UdpBackend.ENCAP_OVERHEAD));

@@ -35,6 +35,7 @@ class KernelProgramsIT {
     private BpfMap sources;
     private BpfMap own;
     private BpfMap counters;
+    private BpfMap proof;
     private BpfProgram decap;
 
     @BeforeEach
@@ -43,15 +44,16 @@ class KernelProgramsIT {
         sources = BpfMap.create(BpfMap.Type.HASH, "jfl_t_sources", 4, 8, 16);
         own = BpfMap.create(BpfMap.Type.ARRAY, "jfl_t_own", 4, 8, 1);
         counters = BpfMap.create(BpfMap.Type.ARRAY, "jfl_t_counts", 4, 8, KernelPath.COUNTERS);
+        proof = BpfMap.create(BpfMap.Type.HASH, "jfl_t_proof", 4, 4, 16);
         sources.put(be(Ip4Net.parseAddress(PEER)), be(Ip4Net.parseAddress("10.244.2.0"), Ip4Net.mask(24)));
         own.put(index(0), be(Ip4Net.parseAddress("10.244.1.0"), Ip4Net.mask(24)));
         decap = BpfProgram.loadClassifier("jfl_t_decap",
-                KernelPrograms.decap(sources, own, counters, Ip4Net.parseAddress(NODE), 8285, 1));
+                KernelPrograms.decap(sources, own, proof, counters, Ip4Net.parseAddress(NODE), 8285, 1));
     }
 
     @AfterEach
     void close() {
-        for (AutoCloseable c : new AutoCloseable[] {decap, counters, own, sources}) {
+        for (AutoCloseable c : new AutoCloseable[] {decap, proof, counters, own, sources}) {
             try {
                 if (c != null) {
                     c.close();
@@ -79,6 +81,44 @@ class KernelProgramsIT {
         out.put(8, (byte) 63).putShort(10, inner.getShort(10));
         assertThat(out.array()).as("otherwise the inner packet as sent").isEqualTo(bytes(inner));
         assertThat(count(KernelPrograms.COUNT_DECAP)).isEqualTo(1);
+    }
+
+    /**
+     * A routed peer's proof: set by a datagram its kernel encapsulated (UDP checksum 0), cleared by a
+     * checksummed TCP packet (its daemon sent it: its kernel does not encapsulate to us, e.g. an upstream
+     * node or one restarted without the datapath), kept by a checksummed ICMP packet (a kernel that
+     * encapsulates may leave ICMP errors and other odd packets to its daemon... and upstream sends ICMP too).
+     */
+    @Test
+    void aRoutedPeersProofIsSetByItsKernelsDatagramsAndClearedByItsDaemonsTcp() throws Exception {
+        proof.put(be(Ip4Net.parseAddress(PEER)), new byte[4]);
+        ByteBuffer tcp = Packets.ipv4("10.244.2.7", "10.244.1.9", 6, 63, 100);
+        ByteBuffer icmp = Packets.ipv4("10.244.2.7", "10.244.1.9", 1, 63, 100);
+
+        decap.testRun(frame(PEER, NODE, 8285, tcp, noop()));
+        assertThat(proven()).as("after a datagram with UDP checksum 0").isTrue();
+        decap.testRun(frame(PEER, NODE, 8285, icmp, checksummed()));
+        assertThat(proven()).as("after a checksummed ICMP datagram").isTrue();
+        BpfProgram.TestRun r = decap.testRun(frame(PEER, NODE, 8285, tcp, checksummed()));
+        assertThat(proven()).as("after a checksummed TCP datagram").isFalse();
+        assertThat(r.verdict()).as("still decapsulated: it came from the peer").isEqualTo(TC_ACT_REDIRECT);
+        decap.testRun(frame(PEER, NODE, 8285, icmp, noop()));
+        assertThat(proven()).as("after an ICMP datagram with UDP checksum 0 (the probe's answer)").isTrue();
+    }
+
+    @Test
+    void aPeerWithoutAProofEntryGetsNone() throws Exception {
+        decap.testRun(frame(PEER, NODE, 8285, Packets.ipv4("10.244.2.7", "10.244.1.9", 6, 63, 100), noop()));
+
+        assertThat(proof.get(be(Ip4Net.parseAddress(PEER)))).as("only the daemon creates entries, for routed peers").isEmpty();
+    }
+
+    private boolean proven() throws Exception {
+        return !Arrays.equals(proof.get(be(Ip4Net.parseAddress(PEER))).orElseThrow(), new byte[4]);
+    }
+
+    private static Consumer<ByteBuffer> checksummed() {
+        return f -> f.putShort(14 + 20 + 6, (short) 0x1234);
     }
 
     static Stream<Arguments> leftToThePacketThreads() {

@@ -38,8 +38,9 @@ class UdpUpstreamInteropIT {
     static java.util.stream.Stream<Arguments> options() {
         return java.util.stream.Stream.of(
                 Arguments.of(UdpOptions.plain(), false),
-                // what our kernel puts on a NIC's wire: B's lease claims kernel decapsulation, so our encap program sends
-                // to it, and our underlay is made to segment and checksum like a NIC without offloads (ethtool tx off)
+                // what our kernel puts on a NIC's wire: B's lease claims kernel decapsulation and B sends with UDP
+                // checksum 0 as an encapsulating kernel does, so our encap program sends to it, and our underlay is made
+                // to segment and checksum like a NIC without offloads (ethtool tx off)
                 Arguments.of(UdpOptions.withKernel(), true));
     }
 
@@ -59,8 +60,11 @@ class UdpUpstreamInteropIT {
                 a.apply(LeaseEvent.added(Leases.udp("10.244.2.0/24", "192.0.2.2")));
             }
 
+            // B claiming kernel decapsulation also sends as an encapsulating kernel does (UDP checksum 0), which
+            // proves it to our kernel datapath: without that our kernel would send it ICMP only
             Process peer = new ProcessBuilder("ip", "netns", "exec", b.name(), "python3", script.toString(),
-                    "flannel0", "192.0.2.2", "8285", "192.0.2.1", "8285", "120").redirectErrorStream(true).start();
+                    "flannel0", "192.0.2.2", "8285", "192.0.2.1", "8285", "120", viaOurKernel ? "nocheck" : "check")
+                    .redirectErrorStream(true).start();
             try {
                 BufferedReader out = new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));
                 CompletableFuture<String> ready = CompletableFuture.supplyAsync(() -> readLine(out));

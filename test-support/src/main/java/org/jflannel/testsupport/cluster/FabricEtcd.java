@@ -89,6 +89,11 @@ final class FabricEtcd implements AutoCloseable {
         ctl("put", "--lease=" + words[1], key, value).orThrow();
     }
 
+    /** Rewrites {@code key} with its etcd lease (its TTL) kept: what a daemon renewing it would write. */
+    void putKeepingLease(String key, String value) throws IOException, InterruptedException {
+        ctl("put", "--ignore-lease", key, value).orThrow();
+    }
+
     /** Deletes {@code key}; returns how many keys were deleted. */
     int delete(String key) throws IOException, InterruptedException {
         return Integer.parseInt(ctl("del", key).orThrow().stdout().strip());

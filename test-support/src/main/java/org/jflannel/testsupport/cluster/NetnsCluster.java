@@ -324,6 +324,14 @@ public final class NetnsCluster implements AutoCloseable {
         requireEtcd().putWithTtl(key, value, ttl);
     }
 
+    /**
+     * Rewrites {@code key} keeping its etcd lease (etcd mode): upstream flanneld rewrites a lease of its
+     * own that lost its etcd lease (a plain {@link #etcdPut}), not one that only changed.
+     */
+    public void etcdPutKeepingLease(String key, String value) throws IOException, InterruptedException {
+        requireEtcd().putKeepingLease(key, value);
+    }
+
     public String etcdGet(String key) throws IOException, InterruptedException {
         return requireEtcd().get(key);
     }
