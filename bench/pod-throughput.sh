@@ -24,6 +24,8 @@
 #                                                     only), run interleaved with (a) and (b); (a) keeps JFLANNEL_UDP_KERNEL as
 #                                                     given, so JFLANNEL_UDP_KERNEL=1 UDP_AB=1 compares the kernel datapath, the
 #                                                     packet threads (the default) and kernel VXLAN in one run
+#   WG_AB=1                                          wireguard: a second flannel pair (variant flannel-nooffload) with
+#                                                     JFLANNEL_WG_OFFLOAD=0 (no TSO, GSO, GRO: a packet per system call)
 #   IPERF_AFFINITY=0,1                               iperf3 -A: client on CPU 0, server on CPU 1 (steadier, both variants)
 #   FLANNELD_JAVA_OPTS=...                           extra JVM options for flanneld
 #   FLANNELD_JIT=c1|c2                               flanneld's JIT (bin/flanneld); BACKEND=udp defaults to c2,
@@ -189,10 +191,16 @@ fi
 
 # ---------------- (a2) udp A/B (UDP_AB=1): (a) again with the packet threads only ----------------
 UDP_AB=${UDP_AB:-0}
+WG_AB=${WG_AB:-0}
 [ "$UDP_AB" = 0 ] || [ "$BACKEND" = udp ] || { echo "UDP_AB=1 needs BACKEND=udp" >&2; exit 1; }
+[ "$WG_AB" = 0 ] || [ "$BACKEND" = wireguard ] || { echo "WG_AB=1 needs BACKEND=wireguard" >&2; exit 1; }
+AB_NAME=flannel-threads; AB_ENV=JFLANNEL_UDP_KERNEL=0
+if [ "$WG_AB" = 1 ]; then # wireguard: the second pair without the batching (one packet per system call)
+    UDP_AB=1; AB_NAME=flannel-nooffload; AB_ENV=JFLANNEL_WG_OFFLOAD=0
+fi
 if [ "$UDP_AB" = 1 ]; then
     J=${P}j; K=${P}k; PJ=${P}pj; PK=${P}pk
-    flannel_pair "$J" "$K" "$D/threads" 1 JFLANNEL_UDP_KERNEL=0
+    flannel_pair "$J" "$K" "$D/threads" 1 "$AB_ENV"
     PIDS_T=$PAIR_PIDS
     mkns "$PJ"; mkns "$PK"
     IPJ=$(cni_add "$J" "$PJ" "$D/threads/$J" "")
@@ -359,7 +367,7 @@ for r in $(seq 1 "$ROUNDS"); do
     for st in $STREAMS; do
         # the flannel variants and the kernel baseline, interleaved; the order rotates every round
         order=(flannel kernel)
-        [ "$UDP_AB" != 1 ] || order+=(flannel-threads)
+        [ "$UDP_AB" != 1 ] || order+=("$AB_NAME")
         [ "$WGGO" != 1 ] || order+=(wireguard-go)
         [ "$NOMASQ" != 1 ] || order+=(flannel-nomasq)
         [ "$IPT" != 1 ] || order+=(kernel+iptables)
@@ -369,7 +377,7 @@ for r in $(seq 1 "$ROUNDS"); do
             case $v in
                 flannel) run flannel "$PA" "$IPB" "$r" "$st" "$PIDS_A" ;;
                 kernel) run kernel "$PC" "$IPD" "$r" "$st" ;;
-                flannel-threads) run flannel-threads "$PJ" "$IPK" "$r" "$st" "$PIDS_T" ;;
+                flannel-threads|flannel-nooffload) run "$v" "$PJ" "$IPK" "$r" "$st" "$PIDS_T" ;;
                 wireguard-go) run wireguard-go "$PW" 10.246.2.2 "$r" "$st" "$GO_PIDS" ;;
                 flannel-nomasq) run flannel-nomasq "$PG" "$IPH" "$r" "$st" "$PIDS_N" ;;
                 kernel+iptables) run kernel+iptables "$PE" "$IPD" "$r" "$st" ;;
@@ -385,7 +393,7 @@ if [ "$BACKEND" = udp ]; then # where the udp backend lost packets: TUN queue, s
     done
 fi
 if [ "$BACKEND" = wireguard ]; then # where the wireguard variants lost packets: TUN queue, socket buffers
-    for n in "$A" "$B" ${W:+"$W" "$X"}; do
+    for n in "$A" "$B" ${J:+"$J" "$K"} ${W:+"$W" "$X"}; do
         dev=$DEV; [ "$n" != "${W:-}" ] || dev="wg${ID}n1"; [ "$n" != "${X:-}" ] || dev="wg${ID}n2"
         echo "# $n $dev: $(ip -n "$n" -s -o link show "$dev" | tr -s ' \\' ' ' | grep -o 'RX:.*')"
         echo "# $n udp: $(nsx "$n" cat /proc/net/snmp | awk '/^Udp:/{if(h){for(i=2;i<=NF;i++)printf "%s=%s ",k[i],$i}else{h=1;for(i=2;i<=NF;i++)k[i]=$i}}')"
