@@ -25,7 +25,9 @@
 #                                                     given, so JFLANNEL_UDP_KERNEL=1 UDP_AB=1 compares the kernel datapath, the
 #                                                     packet threads (the default) and kernel VXLAN in one run
 #   WG_AB=1                                          wireguard: a second flannel pair (variant flannel-nooffload) with
-#                                                     JFLANNEL_WG_OFFLOAD=0 (no TSO, GSO, GRO: a packet per system call)
+#                                                     JFLANNEL_WG_OFFLOAD=0 (no TSO, GSO, GRO: a packet per system call);
+#                                                     WG_AB_ENV=VAR=value instead: that variable (variant flannel-b),
+#                                                     e.g. WG_AB_ENV=JFLANNEL_WG_CRYPTO_THREADS=0
 #   IPERF_AFFINITY=0,1                               iperf3 -A: client on CPU 0, server on CPU 1 (steadier, both variants)
 #   FLANNELD_JAVA_OPTS=...                           extra JVM options for flanneld
 #   FLANNELD_JIT=c1|c2                               flanneld's JIT (bin/flanneld); BACKEND=udp defaults to c2,
@@ -197,6 +199,7 @@ WG_AB=${WG_AB:-0}
 AB_NAME=flannel-threads; AB_ENV=JFLANNEL_UDP_KERNEL=0
 if [ "$WG_AB" = 1 ]; then # wireguard: the second pair without the batching (one packet per system call)
     UDP_AB=1; AB_NAME=flannel-nooffload; AB_ENV=JFLANNEL_WG_OFFLOAD=0
+    [ -z "${WG_AB_ENV:-}" ] || { AB_NAME=flannel-b; AB_ENV=$WG_AB_ENV; }
 fi
 if [ "$UDP_AB" = 1 ]; then
     J=${P}j; K=${P}k; PJ=${P}pj; PK=${P}pk
@@ -377,7 +380,7 @@ for r in $(seq 1 "$ROUNDS"); do
             case $v in
                 flannel) run flannel "$PA" "$IPB" "$r" "$st" "$PIDS_A" ;;
                 kernel) run kernel "$PC" "$IPD" "$r" "$st" ;;
-                flannel-threads|flannel-nooffload) run "$v" "$PJ" "$IPK" "$r" "$st" "$PIDS_T" ;;
+                flannel-threads|flannel-nooffload|flannel-b) run "$v" "$PJ" "$IPK" "$r" "$st" "$PIDS_T" ;;
                 wireguard-go) run wireguard-go "$PW" 10.246.2.2 "$r" "$st" "$GO_PIDS" ;;
                 flannel-nomasq) run flannel-nomasq "$PG" "$IPH" "$r" "$st" "$PIDS_N" ;;
                 kernel+iptables) run kernel+iptables "$PE" "$IPD" "$r" "$st" ;;

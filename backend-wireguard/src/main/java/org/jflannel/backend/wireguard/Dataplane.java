@@ -52,10 +52,17 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         static final Offloads NONE = new Offloads(false, false, false, false);
     }
 
+    /** Datagrams one receive batch may hold: with GRO 16 trains of at most 64 datagrams. */
+    private static final int GRO_SLOTS = 16;
+    private static final int PLAIN_SLOTS = 32;
+    private static final int MAX_DATAGRAMS = GRO_SLOTS * 64;
+
     private final TunDevice tun;
     private final UdpBatchSocket socket;
     private final HandshakeLoad load;
     private final Offloads offloads;
+    private final Workers sealers;
+    private final Workers openers;
     private volatile Device device;
     private volatile boolean stopped;
     private final CountDownLatch done = new CountDownLatch(2);
@@ -69,11 +76,14 @@ final class Dataplane implements AutoCloseable, Device.Wire {
     private Thread tunThread;
     private Thread sockThread;
 
-    Dataplane(TunDevice tun, UdpBatchSocket socket, HandshakeLoad load, Offloads offloads) {
+    /** @param cryptoThreads threads besides each packet thread that seal (and, on the other side, open) its batches */
+    Dataplane(TunDevice tun, UdpBatchSocket socket, HandshakeLoad load, Offloads offloads, int cryptoThreads) {
         this.tun = tun;
         this.socket = socket;
         this.load = load;
         this.offloads = offloads;
+        this.sealers = new Workers(cryptoThreads, "wg-seal");
+        this.openers = new Workers(cryptoThreads, "wg-open");
         this.coalescer = offloads.vnetHdr() ? new TrainCoalescer(true, offloads.coalesce(), false, this::writeTun) : null;
     }
 
@@ -155,7 +165,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         IoVec plan = new IoVec(2 * TcpSegmenter.MAX_SEGMENTS);
         Checksum checksum = new Checksum();
         byte[] pkt = new byte[MAX_PACKET];
-        TxQueue queue = new TxQueue(socket, offloads.gso());
+        TxQueue queue = new TxQueue(socket, offloads.gso(), sealers);
         try {
             while (!stopped) {
                 raw.clear();
@@ -180,7 +190,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                     Device d = device;
                     Peer peer = d.peerForPacket(pkt, 0, len);
                     if (peer != null) {
-                        queue.seal(d, peer, pkt, len);
+                        queue.add(d, peer, pkt, len);
                     }
                 } else if (type == VnetHdr.GSO_TCPV4) {
                     segmentAndSeal(raw, packet, headers, plan, checksum, pkt, queue);
@@ -217,46 +227,34 @@ final class Dataplane implements AutoCloseable, Device.Wire {
             int len = Math.min(gsoSize, payload - i * gsoSize);
             headers.get(i * TcpSegmenter.HEADER_SLOT, pkt, 0, headerLength);
             packet.get(headerLength + i * gsoSize, pkt, headerLength, len);
-            queue.seal(d, peer, pkt, headerLength + len);
+            queue.add(d, peer, pkt, headerLength + len);
         }
     }
 
     // ------------------------------------------------------------ socket → TUN
 
     private void socketLoop() {
-        DatagramBatch batch = offloads.gro() ? new DatagramBatch(16, 65536) : new DatagramBatch(32, SLOT);
-        byte[] msg = new byte[65536];
+        DatagramBatch batch = offloads.gro() ? new DatagramBatch(GRO_SLOTS, 65536) : new DatagramBatch(PLAIN_SLOTS, SLOT);
+        Receiving r = new Receiving(batch.slots() * batch.slotSize(), MAX_DATAGRAMS);
         long nextTick = System.nanoTime();
-        Endpoint last = null;
         try {
             while (!stopped) {
                 int n = socket.receive(batch);
                 Device d = device;
-                ByteBuffer data = batch.data();
-                int handshakes = 0;
-                for (int i = 0; i < n; i++) {
-                    byte type = data.get(batch.offset(i));
-                    if (type == 1 || type == 2) {
-                        handshakes++; // handshakes come alone: GRO only merges datagrams of one size, data among them
+                r.take(batch, n);
+                load.backlog(r.handshakes); // before the work: the cookies must start while the backlog lasts
+                if (r.allData && r.count >= Workers.MIN_PARALLEL && openers.threads() > 0) {
+                    // data only (the usual batch): opened on this thread and the openers at once, then in order
+                    r.device = d;
+                    openers.run(r.count, r.openOne);
+                    for (int j = 0; j < r.count; j++) {
+                        if (r.ok[j]) {
+                            d.finishData(r.opened[j], r.plain, r.at[j], r.from[j]);
+                        }
                     }
-                }
-                load.backlog(handshakes); // before the work: the cookies must start while the backlog lasts
-                for (int i = 0; i < n; i++) {
-                    if (batch.truncated(i)) {
-                        continue;
-                    }
-                    int address = batch.senderAddress(i);
-                    int port = batch.senderPort(i);
-                    if (last == null || last.address() != address || last.port() != port) {
-                        last = new Endpoint(address, port);
-                    }
-                    int start = batch.offset(i);
-                    int end = start + batch.length(i);
-                    int step = Math.max(1, batch.segmentSize(i));
-                    for (int at = start; at < end; at += step) {
-                        int len = Math.min(step, end - at);
-                        data.get(at, msg, 0, len);
-                        d.receive(msg, 0, len, last);
+                } else {
+                    for (int j = 0; j < r.count; j++) {
+                        d.receive(r.in, r.at[j], r.length[j], r.from[j]);
                     }
                 }
                 if (coalescer != null) {
@@ -278,6 +276,79 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         }
     }
 
+    /**
+     * One receive batch as datagrams: GRO trains cut at their segment size, copied into {@link #in}
+     * at the offsets they had; each datagram's plaintext goes to {@link #plain} at the same offset
+     * (shorter than its ciphertext, so nothing overlaps).
+     */
+    private static final class Receiving {
+        final byte[] in;
+        final byte[] plain;
+        final int[] at;
+        final int[] length;
+        final Endpoint[] from;
+        final boolean[] ok;
+        final Device.Opened[] opened;
+        final java.util.function.IntConsumer openOne = this::openOne;
+        int count;
+        int handshakes;
+        boolean allData;
+        Device device;
+
+        Receiving(int bytes, int datagrams) {
+            in = new byte[bytes];
+            plain = new byte[bytes];
+            at = new int[datagrams];
+            length = new int[datagrams];
+            from = new Endpoint[datagrams];
+            ok = new boolean[datagrams];
+            opened = new Device.Opened[datagrams];
+            for (int i = 0; i < datagrams; i++) {
+                opened[i] = new Device.Opened();
+            }
+        }
+
+        void take(DatagramBatch batch, int n) {
+            ByteBuffer data = batch.data();
+            count = 0;
+            handshakes = 0;
+            allData = true;
+            Endpoint last = null;
+            for (int i = 0; i < n; i++) {
+                if (batch.truncated(i)) {
+                    continue;
+                }
+                int address = batch.senderAddress(i);
+                int port = batch.senderPort(i);
+                if (last == null || last.address() != address || last.port() != port) {
+                    last = new Endpoint(address, port);
+                }
+                int start = batch.offset(i);
+                int end = start + batch.length(i);
+                data.get(start, in, start, end - start);
+                int step = Math.max(1, batch.segmentSize(i));
+                for (int a = start; a < end && count < at.length; a += step) {
+                    int len = Math.min(step, end - a);
+                    at[count] = a;
+                    length[count] = len;
+                    from[count] = last;
+                    if (!Device.isData(in, a, len)) {
+                        allData = false;
+                        if (in[a] == 1 || in[a] == 2) {
+                            handshakes++; // handshakes come alone: GRO merges datagrams of one size, data among them
+                        }
+                    }
+                    count++;
+                }
+            }
+        }
+
+        /** Any thread: datagram j opened into its place in {@link #plain}. */
+        private void openOne(int j) {
+            ok[j] = device.open(in, at[j], length[j], plain, at[j], opened[j]);
+        }
+    }
+
     /** Stops both threads (each notices within its poll timeout), then closes the socket and the TUN. */
     @Override
     public void close() {
@@ -289,6 +360,8 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        sealers.close();
+        openers.close();
         socket.close();
         tun.close();
     }

@@ -54,6 +54,7 @@ public final class WireguardBackend implements Backend {
 
     private final ExternalInterface ext;
     static final String OFFLOAD_ENV = "JFLANNEL_WG_OFFLOAD";
+    static final String CRYPTO_THREADS_ENV = "JFLANNEL_WG_CRYPTO_THREADS";
     private final Map<String, String> env;
     private final Timings timings;
 
@@ -89,7 +90,8 @@ public final class WireguardBackend implements Backend {
                     new UdpBatchSocket.Options(false, SOCKET_BUFFER, SOCKET_BUFFER, Dataplane.TICK_MILLIS));
             Dataplane.Offloads offloads = offload ? offloads(tun, socket) : Dataplane.Offloads.NONE;
             HandshakeLoad load = HandshakeLoad.standard(System::nanoTime);
-            plane = new Dataplane(tun, socket, load, offloads);
+            int cryptoThreads = cryptoThreads(env);
+            plane = new Dataplane(tun, socket, load, offloads, cryptoThreads);
             Device device = new Device(Device.Config.withLoadDetector(privateKey, timings, System::nanoTime, Instant::now,
                     random, mtu, load), plane);
             String data = new WireguardLeaseData(device.publicKey(), cfg.listenPort()).toJson();
@@ -100,10 +102,10 @@ public final class WireguardBackend implements Backend {
             configure(tun, lease, conf, mtu);
             plane.start(device);
             WireguardNetwork network = new WireguardNetwork(lease, mtu, cfg, device, plane);
-            LOG.info("wireguard network registered lease={} dev={} mtu={} bind={}:{} mode=userspace publicKey={} psk={} keepalive={} offload={} gso={} gro={}",
+            LOG.info("wireguard network registered lease={} dev={} mtu={} bind={}:{} mode=userspace publicKey={} psk={} keepalive={} offload={} gso={} gro={} cryptoThreads={}",
                     lease.key(), DEVICE, mtu, ext.address().getHostAddress(), cfg.listenPort(),
                     java.util.Base64.getEncoder().encodeToString(device.publicKey()), cfg.psk() != null, cfg.persistentKeepaliveSeconds(),
-                    offloads.vnetHdr(), offloads.gso(), offloads.gro());
+                    offloads.vnetHdr(), offloads.gso(), offloads.gro(), cryptoThreads);
             return network;
         } catch (IOException | ConfigException | RuntimeException e) {
             if (plane != null) {
@@ -126,6 +128,26 @@ public final class WireguardBackend implements Backend {
             case "0", "false" -> false;
             default -> throw new IllegalArgumentException(OFFLOAD_ENV + ": expected 0 or 1, got \"" + v + "\"");
         };
+    }
+
+    /**
+     * {@code JFLANNEL_WG_CRYPTO_THREADS}: threads besides each packet thread that seal (or open) its
+     * batches; default one less than the CPUs, at most 3 (0: each direction on its own thread only).
+     */
+    static int cryptoThreads(Map<String, String> env) {
+        String v = env.get(CRYPTO_THREADS_ENV);
+        if (v == null || v.isEmpty()) {
+            return Math.max(0, Math.min(3, Runtime.getRuntime().availableProcessors() - 1));
+        }
+        try {
+            int n = Integer.parseInt(v);
+            if (n >= 0 && n <= 64) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new IllegalArgumentException(CRYPTO_THREADS_ENV + ": expected 0..64, got \"" + v + "\"");
     }
 
     /** TSO4 and checksum offload on the TUN, UDP GSO and GRO on the socket: each as far as the kernel allows. */
