@@ -35,9 +35,12 @@ import org.slf4j.LoggerFactory;
  * one super-packet, the rest alone, at the end of the batch. It also runs the protocol's timers
  * every {@value #TICK_MILLIS} ms.
  *
+ * <p>Crypto on more than one core: each packet thread has {@link Workers} ({@code wg-seal-*},
+ * {@code wg-open-*}) that seal or open a batch with it; what must stay in order (counters reserved,
+ * datagrams sent, replay window, delivery) stays on the packet thread.
+ *
  * <p>Without offloads ({@code JFLANNEL_WG_OFFLOAD=0}, or a kernel that refuses them) the same
- * threads read and write one packet per system call. Crypto runs on these two threads: one core
- * seals, one opens.
+ * threads read and write one packet per system call.
  */
 final class Dataplane implements AutoCloseable, Device.Wire {
     private static final Logger LOG = LoggerFactory.getLogger(Dataplane.class);
