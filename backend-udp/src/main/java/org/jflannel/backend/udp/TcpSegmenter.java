@@ -1,7 +1,7 @@
 package org.jflannel.backend.udp;
 
 import java.nio.ByteBuffer;
-import org.jflannel.linuxnet.IoVec;
+import org.jflannel.linuxnet.socket.IoVec;
 
 /**
  * Cuts a TCP/IPv4 super-packet read from the TUN (TSO: one IP+TCP header, up to 64 KB of payload,

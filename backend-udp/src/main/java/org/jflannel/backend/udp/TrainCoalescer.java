@@ -1,7 +1,7 @@
 package org.jflannel.backend.udp;
 
 import java.nio.ByteBuffer;
-import org.jflannel.linuxnet.IoVec;
+import org.jflannel.linuxnet.socket.IoVec;
 
 /**
  * GRO in the daemon, on the packets of one receive batch (UDP GRO trains or recvmmsg slots): the

@@ -11,11 +11,11 @@ import org.jflannel.backend.wireguard.protocol.Device;
 import org.jflannel.backend.wireguard.protocol.Endpoint;
 import org.jflannel.backend.wireguard.protocol.HandshakeLoad;
 import org.jflannel.backend.wireguard.protocol.Peer;
-import org.jflannel.linuxnet.DatagramBatch;
-import org.jflannel.linuxnet.IoVec;
+import org.jflannel.linuxnet.socket.DatagramBatch;
+import org.jflannel.linuxnet.socket.IoVec;
 import org.jflannel.linuxnet.NetlinkException;
-import org.jflannel.linuxnet.TunDevice;
-import org.jflannel.linuxnet.UdpBatchSocket;
+import org.jflannel.linuxnet.tun.TunDevice;
+import org.jflannel.linuxnet.socket.UdpBatchSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -5,9 +5,9 @@ import java.util.function.IntConsumer;
 import org.jflannel.backend.wireguard.protocol.Device;
 import org.jflannel.backend.wireguard.protocol.Endpoint;
 import org.jflannel.backend.wireguard.protocol.Peer;
-import org.jflannel.linuxnet.IoVec;
+import org.jflannel.linuxnet.socket.IoVec;
 import org.jflannel.linuxnet.NetlinkException;
-import org.jflannel.linuxnet.UdpBatchSocket;
+import org.jflannel.linuxnet.socket.UdpBatchSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -17,10 +17,10 @@ import org.jflannel.core.Lease;
 import org.jflannel.core.LeaseAttrs;
 import org.jflannel.core.NetConf;
 import org.jflannel.core.SubnetManager;
-import org.jflannel.linuxnet.IpPrefix;
+import org.jflannel.linuxnet.netlink.IpPrefix;
 import org.jflannel.linuxnet.NetlinkException;
-import org.jflannel.linuxnet.TunDevice;
-import org.jflannel.linuxnet.UdpBatchSocket;
+import org.jflannel.linuxnet.tun.TunDevice;
+import org.jflannel.linuxnet.socket.UdpBatchSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
