@@ -9,6 +9,11 @@
 #                                                     address, no device; the baseline (b) becomes the same
 #                                                     plain routed veth path configured by hand: a route to
 #                                                     the peer's pod subnet via its eth0 address, pod MTU 1500)
+#   BACKEND=wireguard bench/pod-throughput.sh ...    (flannel nodes on the wireguard backend, userspace mode: flannel-wg, a TUN,
+#                                                     and the daemon's WireGuard in Java; runs on Temurin 25 (JAVA=... to
+#                                                     override; JDK 17's ChaCha20-Poly1305 is ~3.5x slower) with C2; adds
+#                                                     the variant wireguard-go (WGGO=1, default): Debian's wireguard-go
+#                                                     in a pair of nodes configured with wg as upstream flanneld does)
 #   STREAMS="1 4"                                    (iperf3 -P per run, each measured for flannel and kernel; default 1)
 #   JFLANNEL_UDP_GRO=0 ... (and _COALESCE, _QUEUES, _OFFLOAD) reach flanneld through the environment: one
 #                                                     udp fast-path technique off per invocation (docs/configuration.md)
@@ -19,6 +24,10 @@
 #                                                     only), run interleaved with (a) and (b); (a) keeps JFLANNEL_UDP_KERNEL as
 #                                                     given, so JFLANNEL_UDP_KERNEL=1 UDP_AB=1 compares the kernel datapath, the
 #                                                     packet threads (the default) and kernel VXLAN in one run
+#   WG_AB=1                                          wireguard: a second flannel pair (variant flannel-nooffload) with
+#                                                     JFLANNEL_WG_OFFLOAD=0 (no TSO, GSO, GRO: a packet per system call);
+#                                                     WG_AB_ENV=VAR=value instead: that variable (variant flannel-b),
+#                                                     e.g. WG_AB_ENV=JFLANNEL_WG_CRYPTO_THREADS=0
 #   IPERF_AFFINITY=0,1                               iperf3 -A: client on CPU 0, server on CPU 1 (steadier, both variants)
 #   FLANNELD_JAVA_OPTS=...                           extra JVM options for flanneld
 #   FLANNELD_JIT=c1|c2                               flanneld's JIT (bin/flanneld); BACKEND=udp defaults to c2,
@@ -47,9 +56,17 @@ ROOT=$(pwd)
 SECS=${1:-10}
 ROUNDS=${2:-3}
 BACKEND=${BACKEND:-vxlan}
-case $BACKEND in vxlan) DEV=flannel.1 ;; udp) DEV=flannel0 ;; host-gw) DEV=eth0 ;;
-    *) echo "BACKEND: expected vxlan, udp or host-gw, got $BACKEND" >&2; exit 1 ;; esac
+case $BACKEND in vxlan) DEV=flannel.1 ;; udp) DEV=flannel0 ;; host-gw) DEV=eth0 ;; wireguard) DEV=flannel-wg ;;
+    *) echo "BACKEND: expected vxlan, udp, host-gw or wireguard, got $BACKEND" >&2; exit 1 ;; esac
 [ "$BACKEND" != udp ] || export FLANNELD_JIT=${FLANNELD_JIT:-c2}   # as manifests/overlays/udp runs it
+if [ "$BACKEND" = wireguard ]; then
+    # the userspace WireGuard seals and opens every packet in the daemon: C2, and a JDK with the
+    # ChaCha20-Poly1305 intrinsics (Temurin 25, as the image ships; JDK 17's are ~3.5x slower)
+    export FLANNELD_JIT=${FLANNELD_JIT:-c2}
+    T25=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java
+    [ -n "${JAVA:-}" ] || [ ! -x "$T25" ] || export JAVA=$T25
+fi
+WGGO=${WGGO:-$([ "$BACKEND" = wireguard ] && echo 1 || echo 0)}
 ID=$(printf '%05d' $(( (RANDOM * 32768 + RANDOM) % 100000 )))
 P="jftp$ID"                     # namespaces: ${P}a ${P}b (flannel nodes), ${P}pa ${P}pb (their pods),
 D=$(mktemp -d "/tmp/jflannel-bench-$P.XXXX")   # ${P}c ${P}d (kernel nodes), ${P}pc ${P}pd (their pods)
@@ -66,7 +83,7 @@ cleanup() {
         kill -KILL "$pid" 2>/dev/null
     done
     for ns in "${NSS[@]}"; do ip netns del "$ns" 2>/dev/null; done
-    rm -rf "$D"
+    [ -n "${KEEP:-}" ] && echo "kept $D" >&2 || rm -rf "$D"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -106,7 +123,7 @@ underlay() { # nsX nsY: eth0 192.0.2.1/24 and eth0 192.0.2.2/24, both nodes forw
 }
 
 echo "# machine: $(nproc) cpus, kernel $(uname -r), $(java -version 2>&1 | head -1), $(iperf3 --version | head -1)"
-echo "# commit $(git log -1 --format='%h %s'); namespaces ${P}*; load1 at start $(cut -d' ' -f1 /proc/loadavg); backend $BACKEND; underlay $UNDERLAY; flanneld JIT ${FLANNELD_JIT:-c1}"
+echo "# commit $(git log -1 --format='%h %s'); namespaces ${P}*; load1 at start $(cut -d' ' -f1 /proc/loadavg); backend $BACKEND; underlay $UNDERLAY; flanneld JIT ${FLANNELD_JIT:-c1}; flanneld JVM: $(${JAVA:-java} -version 2>&1 | head -1)"
 
 # ---------------- (a) flannel: etcd + two flanneld + CNI plugin ----------------
 flannel_pair() { # nsX nsY dir ipmasq(1/0) [VAR=value...]: etcd in X, flanneld in both (--ip-masq when 1, the variables in its environment)
@@ -122,8 +139,9 @@ flannel_pair() { # nsX nsY dir ipmasq(1/0) [VAR=value...]: etcd in X, flanneld i
         "{\"Network\":\"10.244.0.0/16\",\"Backend\":{\"Type\":\"$BACKEND\"}}" >/dev/null
     for n in "$x" "$y"; do
         mkdir -p "$dir/$n"
-        ip netns exec "$n" env "$@" "$ROOT/bin/flanneld" --etcd-endpoints=http://192.0.2.1:2379 --iface=eth0 \
-            $([ "$BACKEND" = udp ] && echo --healthz-port=8081) \
+        # WIREGUARD_KEY_FILE: each node its own key (the default /run/flannel/wgkey is shared by all namespaces)
+        ip netns exec "$n" env WIREGUARD_KEY_FILE="$dir/$n/wgkey" "$@" "$ROOT/bin/flanneld" --etcd-endpoints=http://192.0.2.1:2379 --iface=eth0 \
+            $([ "$BACKEND" = udp ] || [ "$BACKEND" = wireguard ] && echo --healthz-port=8081) \
             $([ "$masq" = 1 ] && echo --ip-masq) --subnet-file="$dir/$n/subnet.env" >"$dir/$n/flanneld.log" 2>&1 &
         PIDS+=($!)
         FL_PIDS+=($!)
@@ -136,7 +154,7 @@ flannel_pair() { # nsX nsY dir ipmasq(1/0) [VAR=value...]: etcd in X, flanneld i
         elif [ "$BACKEND" = host-gw ]; then
             wait_for "flanneld $n route to its peer" 60 sh -c "ip -n $n route show dev eth0 | grep -q '^10\.244\..* via 192\.0\.2\.'"
         else
-            wait_for "flanneld $n flannel0" 60 ip -n "$n" link show flannel0
+            wait_for "flanneld $n $DEV" 60 ip -n "$n" link show "$DEV"
         fi
     done
 }
@@ -175,10 +193,17 @@ fi
 
 # ---------------- (a2) udp A/B (UDP_AB=1): (a) again with the packet threads only ----------------
 UDP_AB=${UDP_AB:-0}
+WG_AB=${WG_AB:-0}
 [ "$UDP_AB" = 0 ] || [ "$BACKEND" = udp ] || { echo "UDP_AB=1 needs BACKEND=udp" >&2; exit 1; }
+[ "$WG_AB" = 0 ] || [ "$BACKEND" = wireguard ] || { echo "WG_AB=1 needs BACKEND=wireguard" >&2; exit 1; }
+AB_NAME=flannel-threads; AB_ENV=JFLANNEL_UDP_KERNEL=0
+if [ "$WG_AB" = 1 ]; then # wireguard: the second pair without the batching (one packet per system call)
+    UDP_AB=1; AB_NAME=flannel-nooffload; AB_ENV=JFLANNEL_WG_OFFLOAD=0
+    [ -z "${WG_AB_ENV:-}" ] || { AB_NAME=flannel-b; AB_ENV=$WG_AB_ENV; }
+fi
 if [ "$UDP_AB" = 1 ]; then
     J=${P}j; K=${P}k; PJ=${P}pj; PK=${P}pk
-    flannel_pair "$J" "$K" "$D/threads" 1 JFLANNEL_UDP_KERNEL=0
+    flannel_pair "$J" "$K" "$D/threads" 1 "$AB_ENV"
     PIDS_T=$PAIR_PIDS
     mkns "$PJ"; mkns "$PK"
     IPJ=$(cni_add "$J" "$PJ" "$D/threads/$J" "")
@@ -225,6 +250,46 @@ kernel_node "$C" "$PC" 192.0.2.1 1 192.0.2.2 2
 kernel_node "$DD" "$PD" 192.0.2.2 2 192.0.2.1 1
 IPD=10.245.2.2
 
+# ---------------- (w) wireguard-go (WGGO=1): Debian's userspace WireGuard, configured as upstream flanneld does ----------------
+# Nodes W and X: wireguard-go on a device of its own (a unique name: its control socket lives in
+# /var/run/wireguard, shared by all namespaces), then with wg and iproute2 what upstream's wireguard
+# backend does (REFERENCE §15): private key, ListenPort 51820, the node's subnet address /32 on the
+# device, MTU 1500 - 80, the route of the whole Network through it, the peer with its public key,
+# endpoint PublicIP:51820 and allowed IPs its subnet; pods behind a bridge as in (b), MTU 1420.
+if [ "$WGGO" = 1 ]; then
+    W=${P}w; X=${P}x; PW=${P}pw; PX=${P}px
+    underlay "$W" "$X"
+    GO_PIDS=""
+    mkdir -p "$D/wggo"
+    for i in 1 2; do
+        ns=$([ $i = 1 ] && echo "$W" || echo "$X")
+        wg genkey >"$D/wggo/key$i"; wg pubkey <"$D/wggo/key$i" >"$D/wggo/pub$i"
+        ip netns exec "$ns" wireguard-go -f "wg${ID}n$i" >"$D/wggo/wireguard-go$i.log" 2>&1 &
+        PIDS+=($!); GO_PIDS="$GO_PIDS $!"
+        wait_for "wireguard-go in $ns" 20 nsx "$ns" wg show "wg${ID}n$i"
+    done
+    wggo_node() { # node-ns pod-ns own-idx peer-ip peer-idx
+        local ns=$1 pod=$2 i=$3 pip=$4 j=$5 dev="wg${ID}n$3"
+        nsx "$ns" wg set "$dev" private-key "$D/wggo/key$i" listen-port 51820
+        ip -n "$ns" addr add "10.246.$i.0/32" dev "$dev"
+        ip -n "$ns" link set "$dev" mtu 1420 up
+        ip -n "$ns" route add 10.246.0.0/16 dev "$dev"
+        nsx "$ns" wg set "$dev" peer "$(cat "$D/wggo/pub$j")" endpoint "$pip:51820" allowed-ips "10.246.$j.0/24" persistent-keepalive 0
+        ip -n "$ns" link add cni0 type bridge
+        ip -n "$ns" addr add "10.246.$i.1/24" dev cni0
+        ip -n "$ns" link set cni0 up
+        mkns "$pod"
+        ip -n "$ns" link add veth0 mtu 1420 type veth peer name eth0 netns "$pod" mtu 1420
+        ip -n "$ns" link set veth0 master cni0 up
+        ip -n "$pod" addr add "10.246.$i.2/24" dev eth0
+        ip -n "$pod" link set eth0 up
+        ip -n "$pod" route add default via "10.246.$i.1"
+    }
+    wggo_node "$W" "$PW" 1 192.0.2.2 2
+    wggo_node "$X" "$PX" 2 192.0.2.1 1
+    GO_PIDS=${GO_PIDS# }
+fi
+
 # ---------------- (c) diagnostic: (b) plus the iptables rules flanneld and the CNI chain put into A and B ----------------
 # Same hand-made VXLAN as (b) in a third pair of namespaces, with A's and B's `iptables-save` restored
 # into them (subnets renamed). Separates the cost of the rules (nat table → conntrack on every packet)
@@ -258,6 +323,7 @@ nsx "$PC" ping -c 2 -W 2 "$IPD" >/dev/null || { echo "kernel-baseline pods canno
 [ "$IPT" != 1 ] || nsx "$PE" ping -c 2 -W 2 "$IPD" >/dev/null || { echo "kernel+iptables pods cannot ping each other" >&2; exit 1; }
 [ "$NOMASQ" != 1 ] || wait_for "flannel-nomasq pods ping each other" 30 nsx "$PG" ping -c 1 -W 1 "$IPH"
 [ "$UDP_AB" != 1 ] || wait_for "flannel-threads pods ping each other" 30 nsx "$PJ" ping -c 1 -W 1 "$IPK"
+[ "$WGGO" != 1 ] || wait_for "wireguard-go pods ping each other" 30 nsx "$PW" ping -c 1 -W 1 10.246.2.2
 
 ip netns exec "$PB" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
 ip netns exec "$PD" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
@@ -269,6 +335,10 @@ fi
 if [ "$UDP_AB" = 1 ]; then
     ip netns exec "$PK" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
     wait_for "iperf3 server (a2)" 10 sh -c "ip netns exec $PK ss -ltn | grep -q :5201"
+fi
+if [ "$WGGO" = 1 ]; then
+    ip netns exec "$PX" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
+    wait_for "iperf3 server (w)" 10 sh -c "ip netns exec $PX ss -ltn | grep -q :5201"
 fi
 if [ "$NOMASQ" = 1 ]; then
     ip netns exec "$PH" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
@@ -300,7 +370,8 @@ for r in $(seq 1 "$ROUNDS"); do
     for st in $STREAMS; do
         # the flannel variants and the kernel baseline, interleaved; the order rotates every round
         order=(flannel kernel)
-        [ "$UDP_AB" != 1 ] || order+=(flannel-threads)
+        [ "$UDP_AB" != 1 ] || order+=("$AB_NAME")
+        [ "$WGGO" != 1 ] || order+=(wireguard-go)
         [ "$NOMASQ" != 1 ] || order+=(flannel-nomasq)
         [ "$IPT" != 1 ] || order+=(kernel+iptables)
         n=${#order[@]}
@@ -309,7 +380,8 @@ for r in $(seq 1 "$ROUNDS"); do
             case $v in
                 flannel) run flannel "$PA" "$IPB" "$r" "$st" "$PIDS_A" ;;
                 kernel) run kernel "$PC" "$IPD" "$r" "$st" ;;
-                flannel-threads) run flannel-threads "$PJ" "$IPK" "$r" "$st" "$PIDS_T" ;;
+                flannel-threads|flannel-nooffload|flannel-b) run "$v" "$PJ" "$IPK" "$r" "$st" "$PIDS_T" ;;
+                wireguard-go) run wireguard-go "$PW" 10.246.2.2 "$r" "$st" "$GO_PIDS" ;;
                 flannel-nomasq) run flannel-nomasq "$PG" "$IPH" "$r" "$st" "$PIDS_N" ;;
                 kernel+iptables) run kernel+iptables "$PE" "$IPD" "$r" "$st" ;;
             esac
@@ -321,6 +393,13 @@ if [ "$BACKEND" = udp ]; then # where the udp backend lost packets: TUN queue, s
         echo "# $n flannel0: $(ip -n "$n" -s -o link show flannel0 | tr -s ' \\' ' ' | grep -o 'RX:.*')"
         echo "# $n udp: $(nsx "$n" cat /proc/net/snmp | awk '/^Udp:/{if(h){for(i=2;i<=NF;i++)printf "%s=%s ",k[i],$i}else{h=1;for(i=2;i<=NF;i++)k[i]=$i}}')"
         echo "# $n metrics: $(nsx "$n" python3 -c 'import urllib.request;print(urllib.request.urlopen("http://127.0.0.1:8081/metrics").read().decode())' | grep '^flanneld_udp' | tr '\n' ' ')"
+    done
+fi
+if [ "$BACKEND" = wireguard ]; then # where the wireguard variants lost packets: TUN queue, socket buffers
+    for n in "$A" "$B" ${J:+"$J" "$K"} ${W:+"$W" "$X"}; do
+        dev=$DEV; [ "$n" != "${W:-}" ] || dev="wg${ID}n1"; [ "$n" != "${X:-}" ] || dev="wg${ID}n2"
+        echo "# $n $dev: $(ip -n "$n" -s -o link show "$dev" | tr -s ' \\' ' ' | grep -o 'RX:.*')"
+        echo "# $n udp: $(nsx "$n" cat /proc/net/snmp | awk '/^Udp:/{if(h){for(i=2;i<=NF;i++)printf "%s=%s ",k[i],$i}else{h=1;for(i=2;i<=NF;i++)k[i]=$i}}')"
     done
 fi
 python3 - "${R_F[*]}" "${R_K[*]}" "${R_I[*]:-}" "${R_N[*]:-}" <<'PY'

@@ -106,6 +106,13 @@ class DaemonSetOnFakeHostsIT {
             System.out.println("daemonset " + dir.getFileName() + ": ping matrix\n" + matrix.render());
             assertThat(cluster.pods()).hasSize(NODES * PODS_PER_NODE);
             assertThat(matrix.failures()).as("pod pairs without an answer\n%s", matrix.render()).isEmpty();
+            if (netConf.path("Backend").path("Type").asText().equals("wireguard")) {
+                for (DaemonSetCluster.Node n : cluster.nodes()) { // the userspace WireGuard with its batching, sessions up to its peers once pods talked
+                    assertThat(n.daemon().logTail(400)).as("wireguard network on %s", n.name())
+                            .contains("wireguard network registered").contains("mode=userspace").contains("offload=true")
+                            .contains("wireguard session up");
+                }
+            }
 
             if (cluster.kubeMode()) {
                 callsAreExactlyTheClusterRole(cluster, m);
@@ -184,6 +191,7 @@ class DaemonSetOnFakeHostsIT {
         }
         String device = switch (netConf.path("Backend").path("Type").asText()) {
             case "udp" -> "flannel0";
+            case "wireguard" -> "flannel-wg";
             case "vxlan" -> "flannel.1";
             default -> null; // host-gw and others: routes only
         };

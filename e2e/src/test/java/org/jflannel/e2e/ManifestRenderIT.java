@@ -41,9 +41,9 @@ class ManifestRenderIT {
     }
 
     @Test
-    void theUdpAndEtcdOverlaysExist() throws Exception {
+    void theUdpEtcdAndWireguardOverlaysExist() throws Exception {
         assertThat(RenderedManifests.overlays(MANIFESTS)).extracting(p -> p.getFileName().toString())
-                .contains("udp", "etcd");
+                .contains("udp", "etcd", "wireguard");
     }
 
     @ParameterizedTest(name = "{0}")
@@ -120,14 +120,15 @@ class ManifestRenderIT {
     }
 
     @Test
-    void onlyTheUdpOverlayRunsTheDaemonWithC2() throws Exception {
-        // the udp backend's packets go through the JVM; vxlan's and host-gw's never do (FLANNELD_JIT in docs/configuration.md)
+    void onlyTheUdpAndWireguardOverlaysRunTheDaemonWithC2() throws Exception {
+        // the udp and (userspace) wireguard backends' packets go through the JVM; vxlan's and host-gw's never do
+        // (FLANNELD_JIT in docs/configuration.md)
         for (Path dir : kustomizations().toList()) {
             Container main = ManifestChecks.flannel(ManifestChecks.pod(RenderedManifests.render(dir)));
             List<String> jit = main.getEnv().stream().filter(e -> e.getName().equals("FLANNELD_JIT"))
                     .map(io.fabric8.kubernetes.api.model.EnvVar::getValue).toList();
             assertThat(jit).as("FLANNELD_JIT in %s", dir)
-                    .isEqualTo(dir.getFileName().toString().equals("udp") ? List.of("c2") : List.of());
+                    .isEqualTo(List.of("udp", "wireguard").contains(dir.getFileName().toString()) ? List.of("c2") : List.of());
         }
     }
 

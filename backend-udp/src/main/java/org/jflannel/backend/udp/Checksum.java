@@ -13,7 +13,7 @@ import java.nio.LongBuffer;
  * buffer, eight native-order long views (one per alignment) are made once and cached, so a sum
  * allocates nothing. Not thread-safe: one per packet-path thread.
  */
-final class Checksum {
+public final class Checksum {
     private static final int CHUNK = 1024; // longs per copy
     private static final int CACHE = 4;
     /** Below this many bytes the plain big-endian loop is cheaper than a copy. */
@@ -25,7 +25,7 @@ final class Checksum {
     private int next;
 
     /** {@link Ipv4#sum}: 16-bit big-endian one's complement sum of {@code len} bytes from {@code from}, folded, not inverted. */
-    int sum(ByteBuffer b, int from, int len) {
+    public int sum(ByteBuffer b, int from, int len) {
         if (len < BULK_MIN || !b.isDirect()) {
             return Ipv4.sum(b, from, len);
         }

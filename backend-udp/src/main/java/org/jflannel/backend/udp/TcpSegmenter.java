@@ -10,14 +10,15 @@ import org.jflannel.linuxnet.socket.IoVec;
  * the kernel's own GSO would: per segment IP total length, ID + i and header checksum; TCP
  * sequence + i·gsoSize, FIN and PSH only on the last, CWR only on the first, full checksum. All
  * segments but the last have the same length, which is what UDP GSO ({@code UDP_SEGMENT}) sends.
- * Also completes the partial checksum of a plain packet ({@code NEEDS_CSUM}).
+ * Also completes the partial checksum of a plain packet ({@code NEEDS_CSUM}). Public for
+ * backend-wireguard, which seals each segment it plans.
  */
-final class TcpSegmenter {
+public final class TcpSegmenter {
     static final int PROTO_TCP = 6;
     /** Room per segment's headers in the header buffer: IP and TCP headers of at most 60 bytes each. */
-    static final int HEADER_SLOT = 128;
+    public static final int HEADER_SLOT = 128;
     /** A 64 KB super-packet cut into the smallest MSS IPv4 allows (536) makes 123 segments. */
-    static final int MAX_SEGMENTS = 128;
+    public static final int MAX_SEGMENTS = 128;
     private static final int TCP_FIN = 0x01;
     private static final int TCP_PSH = 0x08;
     private static final int TCP_CWR = 0x80;
@@ -26,7 +27,7 @@ final class TcpSegmenter {
     }
 
     /** Stores the checksum of [csumStart, limit) at csumStart + csumOffset (the field holds the pseudo-header sum). */
-    static boolean completeChecksum(ByteBuffer p, int csumStart, int csumOffset) {
+    public static boolean completeChecksum(ByteBuffer p, int csumStart, int csumOffset) {
         int at = csumStart + csumOffset;
         if (csumStart >= p.limit() || at + 2 > p.limit()) {
             return false;
@@ -43,7 +44,7 @@ final class TcpSegmenter {
      * full segment (0 when {@code p} is no TCP packet to cut, or would make more than
      * {@link #MAX_SEGMENTS} segments).
      */
-    static int plan(ByteBuffer p, int gsoSize, ByteBuffer hdrs, IoVec iov, Checksum checksum) {
+    public static int plan(ByteBuffer p, int gsoSize, ByteBuffer hdrs, IoVec iov, Checksum checksum) {
         int ihl = Ipv4.headerLength(p);
         if (Ipv4.protocol(p) != PROTO_TCP || gsoSize <= 0 || p.limit() < ihl + 20) {
             return 0;

@@ -22,7 +22,8 @@ import org.jflannel.linuxnet.socket.IoVec;
  * written as it came, after what its flow has pending, so each flow keeps its order. Up to
  * {@link #MAX_FLOWS} flows are merged at once (several pods' streams share the peers' one UDP
  * 4-tuple). Everything pending is written at {@link #flush()}: the end of the batch, before its
- * buffer is reused. Not thread-safe: one per receiving thread.
+ * buffer is reused. Not thread-safe: one per receiving thread. Public for backend-wireguard, whose
+ * receiving thread merges what it decrypts the same way.
  *
  * <p>Integrity: every datagram handed to us passed the kernel's check of its outer UDP checksum,
  * which covers the whole inner packet (udp_recvmsg drops a bad one, UDP GRO only aggregates
@@ -34,7 +35,7 @@ import org.jflannel.linuxnet.socket.IoVec;
  * {@code JFLANNEL_UDP_VERIFY_CSUM} switch) restores the kernel GRO's own rule: a segment whose
  * checksum does not verify is not merged but written alone, for the stack to check and drop.
  */
-final class TrainCoalescer {
+public final class TrainCoalescer {
     static final int MAX_SEGMENTS = 64;
     static final int MAX_FLOWS = 8;
     static final int MAX_PACKET = 65535;
@@ -44,7 +45,7 @@ final class TrainCoalescer {
     private static final int DF = 0x4000;
 
     /** Where packets go: one packet per call, as iovec pieces ([virtio_net_hdr] + IP packet). */
-    interface Sink {
+    public interface Sink {
         void write(IoVec packet);
     }
 
@@ -79,7 +80,7 @@ final class TrainCoalescer {
      * @param merge   merge segments (needs {@code vnetHdr}); false: every packet is written alone
      * @param verify  sum each segment's payload and merge only those whose TCP checksum verifies
      */
-    TrainCoalescer(boolean vnetHdr, boolean merge, boolean verify, Sink sink) {
+    public TrainCoalescer(boolean vnetHdr, boolean merge, boolean verify, Sink sink) {
         this.vnetHdr = vnetHdr;
         this.merge = merge && vnetHdr;
         this.verify = verify;
@@ -87,7 +88,7 @@ final class TrainCoalescer {
     }
 
     /** A checked inbound IPv4 packet at {@code [at, at + len)} of {@code b} ({@code len} its total length). */
-    void offer(ByteBuffer b, int at, int len) {
+    public void offer(ByteBuffer b, int at, int len) {
         if (!merge) {
             writeAlone(b, at, len);
             return;
@@ -116,7 +117,7 @@ final class TrainCoalescer {
     }
 
     /** Writes everything pending (end of a batch: the buffers are about to be reused). */
-    void flush() {
+    public void flush() {
         while (open > 0) {
             flush(open - 1);
         }

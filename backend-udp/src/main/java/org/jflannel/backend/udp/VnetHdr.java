@@ -6,35 +6,36 @@ import java.nio.ByteBuffer;
  * struct virtio_net_hdr, the 10 bytes before every packet on a TUN opened with IFF_VNET_HDR
  * (little-endian on x86, the only architecture we run on): flags, gso_type, hdr_len, gso_size,
  * csum_start, csum_offset. Offsets are relative to the start of the IP packet that follows.
+ * Public for backend-wireguard, whose TUN has the same offloads.
  */
-final class VnetHdr {
-    static final int LENGTH = 10;
-    static final int F_NEEDS_CSUM = 1;
+public final class VnetHdr {
+    public static final int LENGTH = 10;
+    public static final int F_NEEDS_CSUM = 1;
     /** On writes: the checksums are known good (the UDP checksum covered the whole inner packet). */
-    static final int F_DATA_VALID = 2;
-    static final int GSO_NONE = 0;
-    static final int GSO_TCPV4 = 1;
+    public static final int F_DATA_VALID = 2;
+    public static final int GSO_NONE = 0;
+    public static final int GSO_TCPV4 = 1;
 
     private VnetHdr() {
     }
 
-    static int flags(ByteBuffer b) {
+    public static int flags(ByteBuffer b) {
         return b.get(0) & 0xff;
     }
 
-    static int gsoType(ByteBuffer b) {
+    public static int gsoType(ByteBuffer b) {
         return b.get(1) & 0xff;
     }
 
-    static int gsoSize(ByteBuffer b) {
+    public static int gsoSize(ByteBuffer b) {
         return (b.get(4) & 0xff) | (b.get(5) & 0xff) << 8;
     }
 
-    static int csumStart(ByteBuffer b) {
+    public static int csumStart(ByteBuffer b) {
         return (b.get(6) & 0xff) | (b.get(7) & 0xff) << 8;
     }
 
-    static int csumOffset(ByteBuffer b) {
+    public static int csumOffset(ByteBuffer b) {
         return (b.get(8) & 0xff) | (b.get(9) & 0xff) << 8;
     }
 
@@ -43,7 +44,7 @@ final class VnetHdr {
      * {@code hdrLen} bytes of headers, {@code gsoSize} payload bytes per segment, the checksum
      * field at {@code csumStart + csumOffset}.
      */
-    static void writeGso(ByteBuffer b, int gsoType, int hdrLen, int gsoSize, int csumStart, int csumOffset) {
+    public static void writeGso(ByteBuffer b, int gsoType, int hdrLen, int gsoSize, int csumStart, int csumOffset) {
         b.put(0, (byte) F_NEEDS_CSUM);
         b.put(1, (byte) gsoType);
         putLe(b, 2, hdrLen);
@@ -58,7 +59,7 @@ final class VnetHdr {
     }
 
     /** Writes a header for a plain packet whose checksums need no checking. */
-    static void writeDataValid(ByteBuffer b) {
+    public static void writeDataValid(ByteBuffer b) {
         for (int i = 0; i < LENGTH; i++) {
             b.put(i, (byte) 0);
         }

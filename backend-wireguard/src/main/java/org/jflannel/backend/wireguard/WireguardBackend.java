@@ -53,6 +53,8 @@ public final class WireguardBackend implements Backend {
     static final int SOCKET_BUFFER = 8 << 20;
 
     private final ExternalInterface ext;
+    static final String OFFLOAD_ENV = "JFLANNEL_WG_OFFLOAD";
+    static final String CRYPTO_THREADS_ENV = "JFLANNEL_WG_CRYPTO_THREADS";
     private final Map<String, String> env;
     private final Timings timings;
 
@@ -75,14 +77,21 @@ public final class WireguardBackend implements Backend {
         SecureRandom random = new SecureRandom();
         byte[] privateKey = KeyFile.loadOrCreate(KeyFile.path(env), random);
         int mtu = (cfg.mtu() > 0 ? cfg.mtu() : ext.mtu()) - OVERHEAD;
-        TunDevice tun = TunDevice.open(DEVICE, EnumSet.of(TunDevice.Flag.TUN, TunDevice.Flag.NO_PI));
+        boolean offload = offloadWanted(env);
+        EnumSet<TunDevice.Flag> flags = EnumSet.of(TunDevice.Flag.TUN, TunDevice.Flag.NO_PI);
+        if (offload) {
+            flags.add(TunDevice.Flag.VNET_HDR);
+        }
+        TunDevice tun = TunDevice.open(DEVICE, flags);
         UdpBatchSocket socket = null;
         Dataplane plane = null;
         try {
             socket = UdpBatchSocket.bind(ext.address(), cfg.listenPort(),
                     new UdpBatchSocket.Options(false, SOCKET_BUFFER, SOCKET_BUFFER, Dataplane.TICK_MILLIS));
+            Dataplane.Offloads offloads = offload ? offloads(tun, socket) : Dataplane.Offloads.NONE;
             HandshakeLoad load = HandshakeLoad.standard(System::nanoTime);
-            plane = new Dataplane(tun, socket, load);
+            int cryptoThreads = cryptoThreads(env);
+            plane = new Dataplane(tun, socket, load, offloads, cryptoThreads);
             Device device = new Device(Device.Config.withLoadDetector(privateKey, timings, System::nanoTime, Instant::now,
                     random, mtu, load), plane);
             String data = new WireguardLeaseData(device.publicKey(), cfg.listenPort()).toJson();
@@ -93,9 +102,10 @@ public final class WireguardBackend implements Backend {
             configure(tun, lease, conf, mtu);
             plane.start(device);
             WireguardNetwork network = new WireguardNetwork(lease, mtu, cfg, device, plane);
-            LOG.info("wireguard network registered lease={} dev={} mtu={} bind={}:{} mode=userspace publicKey={} psk={} keepalive={}",
+            LOG.info("wireguard network registered lease={} dev={} mtu={} bind={}:{} mode=userspace publicKey={} psk={} keepalive={} offload={} gso={} gro={} cryptoThreads={}",
                     lease.key(), DEVICE, mtu, ext.address().getHostAddress(), cfg.listenPort(),
-                    java.util.Base64.getEncoder().encodeToString(device.publicKey()), cfg.psk() != null, cfg.persistentKeepaliveSeconds());
+                    java.util.Base64.getEncoder().encodeToString(device.publicKey()), cfg.psk() != null, cfg.persistentKeepaliveSeconds(),
+                    offloads.vnetHdr(), offloads.gso(), offloads.gro(), cryptoThreads);
             return network;
         } catch (IOException | ConfigException | RuntimeException e) {
             if (plane != null) {
@@ -108,6 +118,52 @@ public final class WireguardBackend implements Backend {
             }
             throw e;
         }
+    }
+
+    /** {@code JFLANNEL_WG_OFFLOAD=0} turns the batching off (one packet per system call), for comparison; default on. */
+    static boolean offloadWanted(Map<String, String> env) {
+        String v = env.getOrDefault(OFFLOAD_ENV, "1");
+        return switch (v) {
+            case "1", "true" -> true;
+            case "0", "false" -> false;
+            default -> throw new IllegalArgumentException(OFFLOAD_ENV + ": expected 0 or 1, got \"" + v + "\"");
+        };
+    }
+
+    /**
+     * {@code JFLANNEL_WG_CRYPTO_THREADS}: threads besides each packet thread that seal (or open) its
+     * batches; default one less than the CPUs, at most 3 (0: each direction on its own thread only).
+     */
+    static int cryptoThreads(Map<String, String> env) {
+        String v = env.get(CRYPTO_THREADS_ENV);
+        if (v == null || v.isEmpty()) {
+            return Math.max(0, Math.min(3, Runtime.getRuntime().availableProcessors() - 1));
+        }
+        try {
+            int n = Integer.parseInt(v);
+            if (n >= 0 && n <= 64) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new IllegalArgumentException(CRYPTO_THREADS_ENV + ": expected 0..64, got \"" + v + "\"");
+    }
+
+    /** TSO4 and checksum offload on the TUN, UDP GSO and GRO on the socket: each as far as the kernel allows. */
+    private static Dataplane.Offloads offloads(TunDevice tun, UdpBatchSocket socket) {
+        try {
+            tun.setOffload(TunDevice.TUN_F_CSUM | TunDevice.TUN_F_TSO4);
+        } catch (NetlinkException e) {
+            // the virtio_net_hdr stays (all zero): whole packets, one per read
+            LOG.warn("wireguard tun offloads refused, one packet per read dev={} error={}", tun.name(), e.getMessage());
+        }
+        boolean gso = socket.gsoSupported();
+        boolean gro = socket.enableGro();
+        if (!gso || !gro) {
+            LOG.warn("wireguard udp offloads refused by the kernel socket={} gso={} gro={}", socket, gso, gro);
+        }
+        return new Dataplane.Offloads(true, gso, gro, true);
     }
 
     static BackendConfig.Wireguard config(NetConf conf) throws ConfigException {

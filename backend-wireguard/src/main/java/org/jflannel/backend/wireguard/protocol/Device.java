@@ -212,13 +212,31 @@ public final class Device {
      * plane can batch many into one sendmmsg.
      */
     public int seal(Peer p, byte[] packet, int off, int len, byte[] out, int outOff) {
+        Reservation r = new Reservation();
+        return reserve(p, packet, off, len, r) ? sealReserved(r, packet, off, len, out, outOff) : 0;
+    }
+
+    /** A packet's place in its session: the keypair and the counter reserved for it. Mutable, reused by a data plane. */
+    public static final class Reservation {
+        Keypair keypair;
+        long counter;
+    }
+
+    /**
+     * The first half of {@link #seal}, on one thread in packet order: the session's next counter
+     * for this packet into {@code r}, and the timers a sent packet moves. False when there is no
+     * usable session (the packet is staged and a handshake started) or no endpoint. Then
+     * {@link #sealReserved}, on any thread: so several threads may seal one peer's packets while
+     * their counters stay in the order the packets came (the receiver's replay window holds).
+     */
+    public boolean reserve(Peer p, byte[] packet, int off, int len, Reservation r) {
         long now = nanos.getAsLong();
         Keypair kp;
         long counter;
         synchronized (p) {
             if (p.endpoint == null) {
                 counters.droppedNoPeer.increment();
-                return 0;
+                return false;
             }
             kp = p.current;
             counter = kp == null ? -1 : kp.sendCounter.getAndIncrement();
@@ -226,7 +244,7 @@ public final class Device {
                     || Long.compareUnsigned(counter, timings.rejectAfterMessages()) >= 0) {
                 stage(p, packet, off, len);
                 sendInitiation(p, now, false);
-                return 0;
+                return false;
             }
             if (Long.compareUnsigned(counter, timings.rekeyAfterMessages()) >= 0
                     || (kp.initiator && now - kp.createdNanos >= timings.rekeyAfterTime().toNanos())) {
@@ -238,7 +256,14 @@ public final class Device {
                 dataSent(p, now);
             }
         }
-        return sealWith(kp, counter, packet, off, len, out, outOff);
+        r.keypair = kp;
+        r.counter = counter;
+        return true;
+    }
+
+    /** The second half of {@link #seal}: the sealed datagram into {@code out[outOff, …)}; returns its length. Any thread. */
+    public int sealReserved(Reservation r, byte[] packet, int off, int len, byte[] out, int outOff) {
+        return sealWith(r.keypair, r.counter, packet, off, len, out, outOff);
     }
 
     private int sealWith(Keypair kp, long counter, byte[] packet, int off, int len, byte[] out, int outOff) {
@@ -555,25 +580,62 @@ public final class Device {
     }
 
     private void onData(byte[] msg, int off, int len, Endpoint from) {
+        Opened o = new Opened();
+        byte[] plain = scratch(len - DATA_MIN);
+        if (open(msg, off, len, plain, 0, o)) {
+            finishData(o, plain, 0, from);
+        }
+    }
+
+    /** A data message opened by {@link #open}: its session and counter, and the plaintext's length. Mutable, reused by a data plane. */
+    public static final class Opened {
+        Index index;
+        long counter;
+        int length;
+    }
+
+    /** True when {@code msg[off, off + len)} is a transport data message (type 4, long enough): {@link #open} may take it. */
+    public static boolean isData(byte[] msg, int off, int len) {
+        return len >= DATA_MIN && type(msg, off, len) == DATA;
+    }
+
+    /**
+     * The first half of receiving a data message ({@link #isData}), on any thread: the session by
+     * its receiver index, then the AEAD open into {@code plain[plainOff, …)} ({@code len} − 32
+     * bytes). False (counted) when the index is unknown, the keys too old, or the tag fails. Then
+     * {@link #finishData}, on one thread in the order the datagrams came: the replay window, the
+     * session's confirmation, roaming and timers, delivery. So several threads may open one batch.
+     */
+    public boolean open(byte[] msg, int off, int len, byte[] plain, int plainOff, Opened o) {
         Index idx = indices.get(u32(msg, off + DATA_RECEIVER));
         if (idx == null || idx.keypair == null) {
             counters.droppedUnknownIndex.increment();
-            return;
+            return false;
         }
         Keypair kp = idx.keypair;
-        Peer p = idx.peer;
-        long now = nanos.getAsLong();
-        if (now - kp.createdNanos >= timings.rejectAfterTime().toNanos()) {
+        if (nanos.getAsLong() - kp.createdNanos >= timings.rejectAfterTime().toNanos()) {
             counters.droppedStaleKeys.increment();
-            return;
+            return false;
         }
         long counter = u64(msg, off + DATA_COUNTER);
-        byte[] plain = scratch(len - DATA_MIN);
-        int n = aead.get().open(kp.receiveKey, counter, msg, off + DATA_HEADER, len - DATA_HEADER, plain, 0);
+        int n = aead.get().open(kp.receiveKey, counter, msg, off + DATA_HEADER, len - DATA_HEADER, plain, plainOff);
         if (n < 0) {
             counters.droppedBadAuth.increment();
-            return;
+            return false;
         }
+        o.index = idx;
+        o.counter = counter;
+        o.length = n;
+        return true;
+    }
+
+    /** The second half of receiving an {@link #open}ed data message, whose plaintext is at {@code plain[plainOff, …)}. */
+    public void finishData(Opened o, byte[] plain, int plainOff, Endpoint from) {
+        Keypair kp = o.index.keypair;
+        Peer p = o.index.peer;
+        long counter = o.counter;
+        int n = o.length;
+        long now = nanos.getAsLong();
         if (!kp.acceptCounter(counter, timings.rejectAfterMessages())) {
             counters.droppedReplay.increment();
             return;
@@ -611,7 +673,7 @@ public final class Device {
         }
         try {
             if (n > 0) {
-                deliverInner(p, plain, n);
+                deliverInner(p, plain, plainOff, n);
             }
         } finally {
             if (confirmed) {
@@ -621,28 +683,28 @@ public final class Device {
     }
 
     /** An authenticated plaintext of {@code n} bytes from {@code p}: to the TUN when it is IPv4 from p's allowed IPs. */
-    private void deliverInner(Peer p, byte[] plain, int n) {
-        int inner = innerLength(plain, n);
+    private void deliverInner(Peer p, byte[] plain, int at, int n) {
+        int inner = innerLength(plain, at, n);
         if (inner < 0) {
             counters.droppedMalformed.increment();
             return;
         }
-        int src = (plain[12] & 0xff) << 24 | (plain[13] & 0xff) << 16 | (plain[14] & 0xff) << 8 | (plain[15] & 0xff);
+        int src = (plain[at + 12] & 0xff) << 24 | (plain[at + 13] & 0xff) << 16 | (plain[at + 14] & 0xff) << 8 | (plain[at + 15] & 0xff);
         if (route(src) != p) {
             counters.droppedBadSource.increment();
             return;
         }
         counters.rxPackets.increment();
         counters.rxBytes.add(inner);
-        wire.deliver(plain, 0, inner);
+        wire.deliver(plain, at, inner);
     }
 
     /** The IPv4 packet's own length within the padded plaintext; -1 when not IPv4 or inconsistent. */
-    private static int innerLength(byte[] plain, int n) {
-        if (n < 20 || (plain[0] & 0xf0) != 0x40) {
+    private static int innerLength(byte[] plain, int at, int n) {
+        if (n < 20 || (plain[at] & 0xf0) != 0x40) {
             return -1;
         }
-        int total = (plain[2] & 0xff) << 8 | (plain[3] & 0xff);
+        int total = (plain[at + 2] & 0xff) << 8 | (plain[at + 3] & 0xff);
         return total < 20 || total > n ? -1 : total;
     }
 

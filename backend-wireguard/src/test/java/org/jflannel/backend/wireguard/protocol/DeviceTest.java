@@ -71,6 +71,49 @@ class DeviceTest {
                 .allMatch(n -> n % 16 == 0);
     }
 
+    /**
+     * The data planes' two-phase paths: counters reserved in packet order but sealed in reverse (as
+     * crypto threads may finish), the datagrams opened in any order and finished in arrival order:
+     * all delivered, in order; finishing one twice is a replay.
+     */
+    @Test
+    void reservedCountersSealedOutOfOrderAndTwoPhaseOpensDeliverInOrder() {
+        connect(Timings.standard(), null, null);
+        aSends(10); // the session
+        net.delivered.get(b).clear();
+        int n = 4;
+        byte[][] packets = new byte[n][];
+        Device.Reservation[] reserved = new Device.Reservation[n];
+        Peer toB = null;
+        for (int i = 0; i < n; i++) {
+            packets[i] = ipv4(A_POD, B_POD, 100 + i);
+            toB = a.peerForPacket(packets[i], 0, packets[i].length);
+            reserved[i] = new Device.Reservation();
+            assertThat(a.reserve(toB, packets[i], 0, packets[i].length, reserved[i])).isTrue();
+        }
+        byte[][] sealed = new byte[n][];
+        for (int i = n - 1; i >= 0; i--) {
+            byte[] out = new byte[a.sealedSize(packets[i].length)];
+            int len = a.sealReserved(reserved[i], packets[i], 0, packets[i].length, out, 0);
+            sealed[i] = java.util.Arrays.copyOf(out, len);
+        }
+        Device.Opened[] opened = new Device.Opened[n];
+        byte[][] plain = new byte[n][];
+        for (int i : new int[] {2, 0, 3, 1}) {
+            assertThat(Device.isData(sealed[i], 0, sealed[i].length)).isTrue();
+            opened[i] = new Device.Opened();
+            plain[i] = new byte[sealed[i].length];
+            assertThat(b.open(sealed[i], 0, sealed[i].length, plain[i], 0, opened[i])).isTrue();
+        }
+        for (int i = 0; i < n; i++) {
+            b.finishData(opened[i], plain[i], 0, EA);
+        }
+        assertThat(net.delivered.get(b)).containsExactly(packets);
+        b.finishData(opened[1], plain[1], 0, EA);
+        assertThat(b.counters().droppedReplay.sum()).isEqualTo(1);
+        assertThat(net.delivered.get(b)).hasSize(n);
+    }
+
     @Test
     void pskOnBothSidesWorksAndAMismatchNeverCompletes() {
         byte[] psk = new byte[32];

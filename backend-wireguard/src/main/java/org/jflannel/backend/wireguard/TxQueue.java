@@ -1,0 +1,153 @@
+package org.jflannel.backend.wireguard;
+
+import java.nio.ByteBuffer;
+import java.util.function.IntConsumer;
+import org.jflannel.backend.wireguard.protocol.Device;
+import org.jflannel.backend.wireguard.protocol.Endpoint;
+import org.jflannel.backend.wireguard.protocol.Peer;
+import org.jflannel.linuxnet.socket.IoVec;
+import org.jflannel.linuxnet.NetlinkException;
+import org.jflannel.linuxnet.socket.UdpBatchSocket;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Packets from the TUN on their way to one endpoint, sealed and sent together. {@link #add} reserves
+ * each packet's counter in the order the packets came and keeps its plaintext; {@link #flush} seals
+ * them all, on the TUN thread and the {@link Workers} at once (the counters are already fixed, so
+ * the order on the wire is the counters' order), then sends them with one {@code sendmmsg} per
+ * {@link UdpBatchSocket#MAX_MESSAGES} messages, each message a run of datagrams of one size (the
+ * last may be shorter) sent as one UDP GSO train. A TSO super-packet's segments all seal to one
+ * size, so its 45 datagrams make one message. Flushed when full, when a packet for another endpoint
+ * comes, and when the TUN is empty. What the kernel refuses (a full socket buffer) is dropped, as a
+ * NIC would. One per TUN thread.
+ */
+final class TxQueue {
+    private static final Logger LOG = LoggerFactory.getLogger(TxQueue.class);
+    static final int CAPACITY = 128;
+    /** UDP GSO: at most 64 segments per send (UDP_MAX_SEGMENTS of older kernels) within one 64 KB datagram. */
+    static final int GSO_SEGMENTS = 64;
+    static final int GSO_BYTES = 65_000;
+    private static final int SLOT = Dataplane.SLOT;
+
+    private final UdpBatchSocket socket;
+    private final Workers workers;
+    private boolean gso;
+    private final byte[] plain = new byte[CAPACITY * SLOT];
+    private final int[] plainLength = new int[CAPACITY];
+    private final Device.Reservation[] reservations = new Device.Reservation[CAPACITY];
+    private final Device.Reservation discard = new Device.Reservation();
+    private final byte[] sealed = new byte[CAPACITY * SLOT];
+    private final int[] length = new int[CAPACITY];
+    private final ByteBuffer out = ByteBuffer.allocateDirect(CAPACITY * SLOT);
+    private final IoVec iov = new IoVec(CAPACITY);
+    private final int[] msgFrom = new int[CAPACITY];
+    private final int[] msgCount = new int[CAPACITY];
+    private final int[] msgSegment = new int[CAPACITY];
+    private final IntConsumer sealOne = this::sealOne;
+    private Device device;
+    private Endpoint to;
+    private int queued;
+
+    TxQueue(UdpBatchSocket socket, boolean gso, Workers workers) {
+        this.socket = socket;
+        this.gso = gso;
+        this.workers = workers;
+        for (int i = 0; i < CAPACITY; i++) {
+            reservations[i] = new Device.Reservation();
+        }
+    }
+
+    /** {@code pkt[0, len)} for {@code peer}: its counter reserved now (nothing queued when the device stages it behind a handshake). */
+    void add(Device d, Peer peer, byte[] pkt, int len) throws NetlinkException {
+        if (d.sealedSize(len) > SLOT) {
+            return; // beyond the device MTU: the kernel does not send these
+        }
+        Endpoint e = peer.endpoint();
+        if (e == null) {
+            d.reserve(peer, pkt, 0, len, discard); // counted as a packet without a peer
+            return;
+        }
+        if (queued > 0 && (queued == CAPACITY || !e.equals(to) || d != device)) {
+            flush();
+        }
+        if (!d.reserve(peer, pkt, 0, len, reservations[queued])) {
+            return;
+        }
+        System.arraycopy(pkt, 0, plain, queued * SLOT, len);
+        plainLength[queued] = len;
+        device = d;
+        to = e;
+        queued++;
+    }
+
+    /** Seals and sends what is queued. */
+    void flush() throws NetlinkException {
+        if (queued == 0) {
+            return;
+        }
+        try {
+            workers.run(queued, sealOne);
+            send(plan());
+        } finally {
+            queued = 0;
+        }
+    }
+
+    /** Any thread: datagram {@code i} sealed and copied to its slot of the send buffer. */
+    private void sealOne(int i) {
+        int at = i * SLOT;
+        int n = device.sealReserved(reservations[i], plain, at, plainLength[i], sealed, at);
+        length[i] = n;
+        out.put(at, sealed, at, n);
+    }
+
+    /** The messages: runs of equal-size datagrams (the last of a run may be shorter) as GSO trains. */
+    private int plan() {
+        iov.clear();
+        int messages = 0;
+        for (int i = 0; i < queued; ) {
+            int size = length[i];
+            int run = 1;
+            int runBytes = size;
+            if (gso) {
+                while (i + run < queued && run < GSO_SEGMENTS && runBytes + length[i + run] <= GSO_BYTES
+                        && length[i + run] <= size && length[i + run - 1] == size) {
+                    runBytes += length[i + run];
+                    run++;
+                }
+            }
+            for (int k = i; k < i + run; k++) {
+                iov.add(out, k * SLOT, length[k]);
+            }
+            msgFrom[messages] = i;
+            msgCount[messages] = run;
+            msgSegment[messages] = run > 1 ? size : 0;
+            messages++;
+            i += run;
+        }
+        return messages;
+    }
+
+    private void send(int messages) throws NetlinkException {
+        for (int done = 0; done < messages; ) {
+            int k;
+            try {
+                k = socket.sendMany(iov, msgFrom, msgCount, msgSegment, done, messages, to.address(), to.port());
+            } catch (NetlinkException e) {
+                if (msgSegment[done] == 0) {
+                    LOG.debug("wireguard send failed to={} error={}", to, e.getMessage());
+                    return;
+                }
+                // e.g. EIO: the route's device cannot checksum a GSO train; one datagram per send from now on
+                gso = false;
+                LOG.warn("wireguard udp gso refused, one datagram per send from now on to={} error={}", to, e.getMessage());
+                return; // this batch is lost, as a NIC would lose it; TCP retransmits
+            }
+            if (k <= 0) {
+                return; // socket buffer full
+            }
+            done += k;
+        }
+    }
+}
