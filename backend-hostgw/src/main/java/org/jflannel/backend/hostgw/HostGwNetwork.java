@@ -5,10 +5,10 @@ import java.util.concurrent.Executor;
 import org.jflannel.core.Lease;
 import org.jflannel.core.LeaseEvent;
 import org.jflannel.core.Network;
-import org.jflannel.core.peers.Healing;
 import org.jflannel.core.peers.PeerLoop;
 import org.jflannel.linuxnet.IpPrefix;
 import org.jflannel.linuxnet.NetlinkException;
+import org.jflannel.linuxnet.NetlinkMonitor;
 import org.jflannel.linuxnet.Route;
 import org.jflannel.linuxnet.RtNetlink;
 
@@ -16,7 +16,7 @@ import org.jflannel.linuxnet.RtNetlink;
  * The registered host-gw network: one main-table route per peer subnet via the peer's public IP out
  * of the external interface, kept by the shared {@link PeerLoop} over this backend's {@link HostGwKernel}.
  * Every method except {@link #close()} and the counters runs on the daemon's {@code lease-events} thread
- * (netlink events and the timer hand their work to it through {@link Healing}), so nothing here is locked.
+ * (netlink events and the timer hand their work to it through {@link org.jflannel.core.peers.Healing}), so nothing here is locked.
  */
 public final class HostGwNetwork implements Network {
 
@@ -26,7 +26,6 @@ public final class HostGwNetwork implements Network {
     private final HostGwCounters counters = new HostGwCounters();
     private final HostGwKernel kernel;
     private final PeerLoop<Route> loop;
-    private HostGwWatch watch;
 
     HostGwNetwork(Lease own, int mtu, RtNetlink nl, String extName, int link, IpPrefix network, IpPrefix ipv6Network) {
         this.own = own;
@@ -38,9 +37,8 @@ public final class HostGwNetwork implements Network {
 
     /** Starts the self-healing: the netlink watch joins the calling thread's network namespace. */
     void startHealing(Executor leaseEvents, HostGwSettings settings) throws NetlinkException {
-        Healing healing = new Healing("host-gw", loop, leaseEvents, settings.timing(), Healing.thread("hostgw-timer"));
-        loop.healWith(healing);
-        watch = HostGwWatch.start(kernel, healing);
+        loop.heal(leaseEvents, settings.timing(), "hostgw-timer",
+                healing -> NetlinkMonitor.start("hostgw-watch", HostGwWatch.GROUPS, new HostGwWatch(kernel, healing)));
     }
 
     @Override
@@ -79,10 +77,7 @@ public final class HostGwNetwork implements Network {
 
     @Override
     public void close() {
-        loop.close();
-        if (watch != null) {
-            watch.close();
-        }
+        loop.close(); // and its healing: timer and netlink watch
         nl.close(); // routes stay in place (REFERENCE §9.4)
     }
 }

@@ -5,16 +5,16 @@ import java.util.concurrent.Executor;
 import org.jflannel.core.Lease;
 import org.jflannel.core.LeaseEvent;
 import org.jflannel.core.Network;
-import org.jflannel.core.peers.Healing;
 import org.jflannel.core.peers.PeerLoop;
 import org.jflannel.linuxnet.NetlinkException;
+import org.jflannel.linuxnet.NetlinkMonitor;
 import org.jflannel.linuxnet.RtNetlink;
 
 /**
  * The registered VXLAN network: the peers' neighbour, FDB and route entries on our VTEP(s), kept by the
  * shared {@link PeerLoop} over this backend's {@link VxlanKernel}. Every method except {@link #close()} and
  * the counters runs on the daemon's {@code lease-events} thread (netlink events and timers hand their work
- * to it through {@link Healing}), so nothing here is locked.
+ * to it through {@link org.jflannel.core.peers.Healing}), so nothing here is locked.
  */
 public final class VxlanNetwork implements Network {
     private final Lease own;
@@ -23,7 +23,6 @@ public final class VxlanNetwork implements Network {
     private final VxlanKernel kernel;
     private final PeerLoop<PeerEntries> loop;
     private final VxlanCounters counters;
-    private VxlanWatch watch;
 
     VxlanNetwork(Lease own, int mtu, RtNetlink nl, VtepDevice v4, VtepDevice v6, boolean directRouting,
                  Retry retry, VxlanCounters counters) {
@@ -37,9 +36,8 @@ public final class VxlanNetwork implements Network {
 
     /** Starts the self-healing: the netlink watch joins the calling thread's network namespace. */
     void startHealing(Executor leaseEvents, VxlanSettings settings) throws NetlinkException {
-        Healing healing = new Healing("vxlan", loop, leaseEvents, settings.timing(), Healing.thread("vxlan-timer"));
-        loop.healWith(healing);
-        watch = VxlanWatch.start(kernel, healing);
+        loop.heal(leaseEvents, settings.timing(), "vxlan-timer",
+                healing -> NetlinkMonitor.start("vxlan-linkwatch", VxlanWatch.GROUPS, new VxlanWatch(kernel, healing)));
     }
 
     @Override
@@ -77,10 +75,7 @@ public final class VxlanNetwork implements Network {
 
     @Override
     public void close() {
-        loop.close();
-        if (watch != null) {
-            watch.close();
-        }
+        loop.close(); // and its healing: timer and netlink watch
         nl.close(); // devices and entries stay in place (REFERENCE §9.4)
     }
 }

@@ -1,9 +1,10 @@
 package org.jflannel.backend.vxlan;
 
 import java.util.EnumSet;
+import java.util.Set;
+import java.util.function.Consumer;
 import org.jflannel.core.peers.Healing;
 import org.jflannel.linuxnet.NetlinkEvent;
-import org.jflannel.linuxnet.NetlinkException;
 import org.jflannel.linuxnet.NetlinkMonitor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,32 +13,23 @@ import org.slf4j.LoggerFactory;
  * Ours (REFERENCE §6.10): which netlink events matter to the VXLAN backend, on the {@code vxlan-linkwatch}
  * thread: our VTEP deleted (re-create it now), our VTEP down or one of its addresses, neighbours, FDB
  * entries or routes deleted (a debounced pass). {@link Healing} decides when and hands the passes to
- * the lease-events thread.
+ * the lease-events thread. Decides cheaply, never touches the kernel.
  */
-final class VxlanWatch implements AutoCloseable {
+final class VxlanWatch implements Consumer<NetlinkEvent> {
     private static final Logger LOG = LoggerFactory.getLogger(VxlanWatch.class);
+    static final Set<NetlinkMonitor.Group> GROUPS = EnumSet.of(NetlinkMonitor.Group.LINK, NetlinkMonitor.Group.ADDRESS,
+            NetlinkMonitor.Group.NEIGHBOUR, NetlinkMonitor.Group.IPV4_ROUTE, NetlinkMonitor.Group.IPV6_ROUTE);
 
     private final VxlanKernel kernel;
     private final Healing healing;
-    private NetlinkMonitor monitor;
 
-    private VxlanWatch(VxlanKernel kernel, Healing healing) {
+    VxlanWatch(VxlanKernel kernel, Healing healing) {
         this.kernel = kernel;
         this.healing = healing;
     }
 
-    /** Starts watching; the netlink socket joins the calling thread's network namespace. */
-    static VxlanWatch start(VxlanKernel kernel, Healing healing) throws NetlinkException {
-        VxlanWatch w = new VxlanWatch(kernel, healing);
-        w.monitor = NetlinkMonitor.start("vxlan-linkwatch", EnumSet.of(NetlinkMonitor.Group.LINK,
-                NetlinkMonitor.Group.ADDRESS, NetlinkMonitor.Group.NEIGHBOUR, NetlinkMonitor.Group.IPV4_ROUTE,
-                NetlinkMonitor.Group.IPV6_ROUTE), w::onEvent);
-        healing.start();
-        return w;
-    }
-
-    /** Runs on vxlan-linkwatch: decide cheaply whether the event concerns us, never touch the kernel here. */
-    private void onEvent(NetlinkEvent event) {
+    @Override
+    public void accept(NetlinkEvent event) {
         if (event instanceof NetlinkEvent.LinkEvent le) {
             boolean ours = kernel.ours(le.link().name(), le.link().index());
             if (ours && le.deleted()) {
@@ -64,14 +56,5 @@ final class VxlanWatch implements AutoCloseable {
             return f.entry().linkIndex();
         }
         return 0;
-    }
-
-    /** Stops the timer, then the netlink watch. */
-    @Override
-    public void close() {
-        healing.close();
-        if (monitor != null) {
-            monitor.close();
-        }
     }
 }

@@ -46,6 +46,8 @@ public final class Healing implements AutoCloseable {
     private final AtomicBoolean full = new AtomicBoolean();
     private final AtomicBoolean recreatePending = new AtomicBoolean();
     private volatile Duration backoff;
+    /** The backend's event source (its netlink watch), closed with this. */
+    private volatile AutoCloseable source;
 
     /**
      * @param name         the backend, for log lines
@@ -60,8 +62,13 @@ public final class Healing implements AutoCloseable {
         this.backoff = timing.recreateMin();
     }
 
-    /** Starts the periodic full pass (unless its interval is zero). */
-    public Healing start() {
+    /**
+     * Starts the periodic full pass (unless its interval is zero).
+     *
+     * @param events the backend's watch that calls {@link #reconcileSoon} and {@link #deviceGone}; closed with this
+     */
+    public Healing start(AutoCloseable events) {
+        this.source = events;
         if (timing.reconcileInterval().toMillis() > 0) {
             timer.every(() -> hand(() -> target.reconcile(true)), timing.reconcileInterval());
         }
@@ -141,9 +148,18 @@ public final class Healing implements AutoCloseable {
         }
     }
 
+    /** Stops the timer, then the event source. */
     @Override
     public void close() {
         timer.close();
+        AutoCloseable s = source;
+        if (s != null) {
+            try {
+                s.close();
+            } catch (Exception e) {
+                LOG.warn("{} watch close failed error={}", name, e.toString());
+            }
+        }
     }
 
     /** A timer on one named daemon thread ({@code vxlan-timer}). */

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import org.jflannel.core.Lease;
 import org.jflannel.core.LeaseEvent;
 import org.slf4j.Logger;
@@ -53,8 +54,33 @@ public final class PeerLoop<E> implements Healing.Target {
         this.counters = counters;
     }
 
+    /** Starts the backend's watch of what concerns its entries (a netlink monitor) on the healing it is given. */
+    @FunctionalInterface
+    public interface Watch<X extends Exception> {
+        AutoCloseable start(Healing healing) throws X;
+    }
+
+    /**
+     * Starts healing this loop: a {@link Healing} on a timer thread of its own ({@code timerThread}), fed by the
+     * backend's {@code watch}; both stop with {@link #close()}.
+     *
+     * @param leaseEvents runs a task on the daemon's {@code lease-events} thread
+     */
+    public <X extends Exception> void heal(Executor leaseEvents, HealTiming timing, String timerThread, Watch<X> watch) throws X {
+        healWith(new Healing(name, this, leaseEvents, timing, Healing.thread(timerThread)));
+        boolean started = false;
+        try {
+            healing.start(watch.start(healing));
+            started = true;
+        } finally {
+            if (!started) {
+                healing.close();
+            }
+        }
+    }
+
     /** The healing that runs this loop's passes; told when a device re-creation failed or worked. */
-    public void healWith(Healing h) {
+    void healWith(Healing h) {
         this.healing = h;
     }
 

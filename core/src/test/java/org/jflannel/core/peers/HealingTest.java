@@ -82,7 +82,7 @@ class HealingTest {
 
     @Test
     void theTimerRunsAFullPassEveryInterval() {
-        healing.start();
+        healing.start(() -> { });
 
         assertThat(timer.periodic).containsExactly(Duration.ofSeconds(10));
         timer.runPeriodic();
@@ -92,9 +92,20 @@ class HealingTest {
     @Test
     void aZeroIntervalMeansNoPeriodicPass() {
         new Healing("fake", target, Runnable::run, new HealTiming(Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO), timer)
-                .start();
+                .start(() -> { });
 
         assertThat(timer.periodic).isEmpty();
+    }
+
+    @Test
+    void closingStopsTheTimerAndTheEventSource() {
+        boolean[] sourceClosed = {false};
+        healing.start(() -> sourceClosed[0] = true);
+
+        healing.close();
+
+        assertThat(timer.closed).isTrue();
+        assertThat(sourceClosed[0]).isTrue();
     }
 
     @Test
@@ -141,8 +152,11 @@ class HealingTest {
             periodicTasks.forEach(Runnable::run);
         }
 
+        boolean closed;
+
         @Override
         public void close() {
+            closed = true;
         }
     }
 }

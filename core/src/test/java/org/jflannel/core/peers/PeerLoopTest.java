@@ -166,6 +166,45 @@ class PeerLoopTest {
     }
 
     @Test
+    void aFailedRecreationIsRetriedAfterTheBackOffAndASuccessResetsIt() {
+        HealingTest.FakeTimer timer = new HealingTest.FakeTimer();
+        loop.healWith(new Healing("fake", loop, Runnable::run, new HealTiming(java.time.Duration.ZERO,
+                java.time.Duration.ZERO, java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(30)), timer));
+        loop.apply(List.of(added(A)));
+        kernel.table.clear();
+        kernel.devices = Devices.FAILED;
+
+        loop.reconcile(true);
+        assertThat(timer.delays()).containsExactly(java.time.Duration.ofSeconds(1));
+        kernel.devices = Devices.FAILED;
+        timer.runDue(); // the retry: fails again
+        assertThat(timer.delays()).containsExactly(java.time.Duration.ofSeconds(2));
+
+        kernel.devices = Devices.RENEWED;
+        timer.runDue(); // the next one works: every peer replayed, the back-off starts over
+        assertThat(kernel.table).containsExactly("10.244.2.0/24@192.0.2.2");
+        kernel.devices = Devices.FAILED;
+        loop.reconcile(true);
+        assertThat(timer.delays()).containsExactly(java.time.Duration.ofSeconds(1));
+    }
+
+    @Test
+    void theBackendsWatchFeedsTheHealingAndStopsWithTheLoop() {
+        boolean[] watchClosed = {false};
+        Healing[] fed = {null};
+        loop.heal(Runnable::run, new HealTiming(java.time.Duration.ZERO, java.time.Duration.ZERO, java.time.Duration.ZERO,
+                java.time.Duration.ZERO), "fake-timer", h -> {
+                    fed[0] = h;
+                    return () -> watchClosed[0] = true;
+                });
+        assertThat(fed[0]).isNotNull();
+
+        loop.close();
+
+        assertThat(watchClosed[0]).isTrue();
+    }
+
+    @Test
     void aMissingDeviceEndsThePass() {
         loop.apply(List.of(added(A)));
         kernel.table.clear();
