@@ -12,8 +12,8 @@ import org.jflannel.core.Lease;
 import org.jflannel.core.LeaseAttrs;
 import org.jflannel.core.NetConf;
 import org.jflannel.core.SubnetManager;
-import org.jflannel.linuxnet.IpPrefix;
-import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.linuxnet.netlink.IpPrefix;
+import org.jflannel.linuxnet.netlink.RtNetlink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -3,11 +3,11 @@ package org.jflannel.backend.hostgw;
 import java.util.concurrent.Executor;
 import org.jflannel.core.Lease;
 import org.jflannel.core.peers.PeerNetwork;
-import org.jflannel.linuxnet.IpPrefix;
+import org.jflannel.linuxnet.netlink.IpPrefix;
 import org.jflannel.linuxnet.NetlinkException;
-import org.jflannel.linuxnet.NetlinkMonitor;
-import org.jflannel.linuxnet.Route;
-import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.linuxnet.netlink.NetlinkMonitor;
+import org.jflannel.linuxnet.netlink.Route;
+import org.jflannel.linuxnet.netlink.RtNetlink;
 
 /**
  * The registered host-gw network: one main-table route per peer subnet via the peer's public IP out

@@ -4,8 +4,8 @@ import java.util.EnumSet;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.jflannel.core.peers.Healing;
-import org.jflannel.linuxnet.NetlinkEvent;
-import org.jflannel.linuxnet.NetlinkMonitor;
+import org.jflannel.linuxnet.netlink.NetlinkEvent;
+import org.jflannel.linuxnet.netlink.NetlinkMonitor;
 
 /**
  * Ours (REFERENCE §6.10): which netlink events matter to host-gw, on the {@code hostgw-watch} thread: the

@@ -3,7 +3,7 @@ package org.jflannel.backend.hostgw;
 import java.util.List;
 import java.util.Objects;
 import org.jflannel.core.Lease;
-import org.jflannel.linuxnet.Route;
+import org.jflannel.linuxnet.netlink.Route;
 
 /**
  * What one peer lease asks of the kernel: a route per address family both it and we have (0..2),

@@ -7,9 +7,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.jflannel.core.peers.ReadBack;
-import org.jflannel.linuxnet.IpPrefix;
-import org.jflannel.linuxnet.Route;
-import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.linuxnet.netlink.IpPrefix;
+import org.jflannel.linuxnet.netlink.Route;
+import org.jflannel.linuxnet.netlink.RtNetlink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -16,9 +16,9 @@ import org.jflannel.core.LeaseAttrs;
 import org.jflannel.core.MacAddress;
 import org.jflannel.core.NetConf;
 import org.jflannel.core.SubnetManager;
-import org.jflannel.linuxnet.IpPrefix;
-import org.jflannel.linuxnet.RtNetlink;
-import org.jflannel.linuxnet.VxlanSpec;
+import org.jflannel.linuxnet.netlink.IpPrefix;
+import org.jflannel.linuxnet.netlink.RtNetlink;
+import org.jflannel.linuxnet.netlink.VxlanSpec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

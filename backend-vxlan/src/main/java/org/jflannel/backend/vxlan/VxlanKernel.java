@@ -14,8 +14,8 @@ import org.jflannel.core.peers.LeasePlan;
 import org.jflannel.core.peers.PeerKernel;
 import org.jflannel.core.peers.ReadBack;
 import org.jflannel.core.peers.Writing;
-import org.jflannel.linuxnet.Route;
-import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.linuxnet.netlink.Route;
+import org.jflannel.linuxnet.netlink.RtNetlink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -4,8 +4,8 @@ import java.util.concurrent.Executor;
 import org.jflannel.core.Lease;
 import org.jflannel.core.peers.PeerNetwork;
 import org.jflannel.linuxnet.NetlinkException;
-import org.jflannel.linuxnet.NetlinkMonitor;
-import org.jflannel.linuxnet.RtNetlink;
+import org.jflannel.linuxnet.netlink.NetlinkMonitor;
+import org.jflannel.linuxnet.netlink.RtNetlink;
 
 /**
  * The registered VXLAN network: the peers' neighbour, FDB and route entries on our VTEP(s), kept by the

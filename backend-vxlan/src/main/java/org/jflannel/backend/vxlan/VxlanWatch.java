@@ -4,8 +4,8 @@ import java.util.EnumSet;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.jflannel.core.peers.Healing;
-import org.jflannel.linuxnet.NetlinkEvent;
-import org.jflannel.linuxnet.NetlinkMonitor;
+import org.jflannel.linuxnet.netlink.NetlinkEvent;
+import org.jflannel.linuxnet.netlink.NetlinkMonitor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
