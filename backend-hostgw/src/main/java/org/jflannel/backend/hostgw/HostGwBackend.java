@@ -93,7 +93,7 @@ public final class HostGwBackend implements Backend {
         RtNetlink nl = RtNetlink.open();
         try {
             HostGwNetwork network = new HostGwNetwork(lease, ext.mtu(), nl, ext.name(), ext.index(), net4, net6);
-            network.startHealing(HostGwHealing.start(network, leaseEvents, settings, ext.name()));
+            network.startHealing(leaseEvents, settings);
             LOG.info("host-gw network registered lease={} mtu={} dev={}", lease.key(), ext.mtu(), ext.name());
             return network;
         } catch (IOException | RuntimeException e) {

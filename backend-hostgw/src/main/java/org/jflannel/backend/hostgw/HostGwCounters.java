@@ -3,9 +3,10 @@ package org.jflannel.backend.hostgw;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jflannel.core.peers.LoopCounters;
 
 /** Counters for the daemon's metrics. Written on the lease-events thread, read from any thread. */
-public final class HostGwCounters {
+public final class HostGwCounters implements LoopCounters {
 
     /** What failed: a route write or delete, a dump, a lease that could not be planned. */
     public enum ErrorKind { ROUTE, DUMP, LEASE_SKIPPED }
@@ -54,15 +55,27 @@ public final class HostGwCounters {
         routesRemoved.incrementAndGet();
     }
 
-    void repaired(int n) {
+    @Override
+    public void repaired(int n) {
         repairs.addAndGet(n);
     }
 
-    void reconciled() {
+    @Override
+    public void reconciled() {
         reconciles.incrementAndGet();
     }
 
     void error(ErrorKind kind) {
         errors.get(kind).incrementAndGet();
+    }
+
+    @Override
+    public void leaseSkipped() {
+        error(ErrorKind.LEASE_SKIPPED);
+    }
+
+    @Override
+    public void readFailed() {
+        error(ErrorKind.DUMP);
     }
 }

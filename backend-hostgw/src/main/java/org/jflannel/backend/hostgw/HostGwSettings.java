@@ -1,6 +1,7 @@
 package org.jflannel.backend.hostgw;
 
 import java.time.Duration;
+import org.jflannel.core.peers.HealTiming;
 
 /**
  * Timing of the self-healing; {@link #defaults()} is what the daemon uses, tests shorten it.
@@ -14,6 +15,11 @@ public record HostGwSettings(Duration reconcileInterval, Duration debounce) {
         if (reconcileInterval.isNegative() || debounce.isNegative()) {
             throw new IllegalArgumentException("durations must not be negative");
         }
+    }
+
+    /** The self-healing's part (host-gw re-creates no device: no back-off). */
+    HealTiming timing() {
+        return new HealTiming(reconcileInterval, debounce, Duration.ZERO, Duration.ZERO);
     }
 
     public static HostGwSettings defaults() {

@@ -16,10 +16,6 @@ record PeerRoutes(Lease lease, List<Route> routes, List<String> refusals) {
         refusals = List.copyOf(refusals);
     }
 
-    String key() {
-        return lease.key();
-    }
-
     /** For logs: {@code subnet=10.244.3.0/24 via=192.0.2.12}. */
     static String describe(Route r) {
         return "subnet=" + r.dst() + " via=" + r.gateway().getHostAddress();

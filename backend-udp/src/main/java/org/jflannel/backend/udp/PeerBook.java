@@ -1,90 +1,40 @@
 package org.jflannel.backend.udp;
 
 import java.net.Inet4Address;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.jflannel.core.Ip4Net;
 import org.jflannel.core.Lease;
 import org.jflannel.core.LeaseEvent;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.jflannel.core.peers.Devices;
+import org.jflannel.core.peers.LeasePlan;
+import org.jflannel.core.peers.LoopCounters;
+import org.jflannel.core.peers.PeerKernel;
+import org.jflannel.core.peers.PeerLoop;
+import org.jflannel.core.peers.ReadBack;
+import org.jflannel.core.peers.Writing;
 
 /**
- * The peers as lease events describe them (lease-events thread only): Added sets the entry of the
- * lease's subnet (a changed PublicIP replaces it), Removed deletes it. Each batch yields one
- * immutable {@link PeerTable} for the packet paths. A lease we cannot use is logged and skipped.
+ * The peers as lease events describe them (lease-events thread only), kept by the shared {@link PeerLoop}:
+ * a lease wants one {@link Peer} (its subnet to its public IP; a changed PublicIP replaces it), a removed
+ * lease takes it away. Each batch yields one immutable {@link PeerTable} for the packet paths. A lease we
+ * cannot use is logged and skipped. The "kernel" here is our own table: nothing to read back or heal.
  */
 final class PeerBook {
-    private static final Logger LOG = LoggerFactory.getLogger(PeerBook.class);
-    /** From this many events in one batch on, per-peer lines go to DEBUG and one summary line to INFO. */
-    static final int BULK_MIN = 8;
 
-    private final Lease own;
-    private final int port;
     private final Map<Ip4Net, Peer> peers = new LinkedHashMap<>();
+    private final PeerLoop<Peer> loop;
 
     PeerBook(Lease own, int port) {
-        this.own = own;
-        this.port = port;
+        this.loop = new PeerLoop<>("udp", own, new Table(port), LoopCounters.NONE);
     }
 
     /** Applies the batch and returns the table to publish. */
     PeerTable apply(List<LeaseEvent> batch) {
-        boolean bulk = batch.size() >= BULK_MIN;
-        int added = 0;
-        int removed = 0;
-        for (LeaseEvent e : batch) {
-            try {
-                if (e.type() == LeaseEvent.Type.ADDED) {
-                    added += added(e.lease(), bulk) ? 1 : 0;
-                } else {
-                    removed += removed(e.lease(), bulk) ? 1 : 0;
-                }
-            } catch (RuntimeException ex) {
-                LOG.error("lease skipped lease={} error={}", e.lease().key(), ex.toString());
-            }
-        }
-        if (bulk) {
-            LOG.info("leases applied events={} added={} removed={} peers={}", batch.size(), added, removed, peers.size());
-        }
+        loop.apply(batch);
         return PeerTable.of(peers.values());
-    }
-
-    private boolean added(Lease lease, boolean bulk) {
-        if (lease.sameSubnets(own)) {
-            return false;
-        }
-        Ip4Net subnet = lease.subnet();
-        Inet4Address publicIp = lease.attrs().publicIp();
-        if (subnet == null || publicIp == null) {
-            LOG.warn("lease skipped: udp needs an IPv4 subnet and a PublicIP lease={}", lease);
-            return false;
-        }
-        boolean decap = UdpBackendData.kernelDecap(lease.attrs().backendData());
-        Peer peer = Peer.of(subnet, publicIp, port, decap);
-        Peer old = peers.put(subnet, peer);
-        if (peer.equals(old)) {
-            return false;
-        }
-        log(bulk, "lease added subnet={} publicIp={} port={} kernelDecap={}", subnet, publicIp.getHostAddress(), port, decap);
-        return true;
-    }
-
-    private boolean removed(Lease lease, boolean bulk) {
-        if (lease.subnet() == null || peers.remove(lease.subnet()) == null) {
-            return false;
-        }
-        log(bulk, "lease removed subnet={}", lease.subnet());
-        return true;
-    }
-
-    private static void log(boolean bulk, String format, Object... args) {
-        if (bulk) {
-            LOG.debug(format, args);
-        } else {
-            LOG.info(format, args);
-        }
     }
 
     int size() {
@@ -94,5 +44,66 @@ final class PeerBook {
     /** The peers now (a copy). */
     List<Peer> peers() {
         return List.copyOf(peers.values());
+    }
+
+    /** The loop's kernel side: the peer map. */
+    private final class Table implements PeerKernel<Peer> {
+        private final int port;
+
+        Table(int port) {
+            this.port = port;
+        }
+
+        @Override
+        public LeasePlan<Peer> plan(Lease lease) {
+            Ip4Net subnet = lease.subnet();
+            Inet4Address publicIp = lease.attrs().publicIp();
+            if (subnet == null || publicIp == null) {
+                return LeasePlan.ignored("lease skipped: udp needs an IPv4 subnet and a PublicIP");
+            }
+            boolean decap = UdpBackendData.kernelDecap(lease.attrs().backendData());
+            return LeasePlan.of(lease, List.of(Peer.of(subnet, publicIp, port, decap)));
+        }
+
+        /** A removal names the subnet: whatever peer we hold for it goes. */
+        @Override
+        public List<Peer> forgotten(Lease lease) {
+            Peer p = lease.subnet() == null ? null : peers.get(lease.subnet());
+            return p == null ? List.of() : List.of(p);
+        }
+
+        @Override
+        public String describe(Peer p) {
+            return "subnet=" + p.subnet() + " publicIp=" + p.endpoint().getAddress().getHostAddress()
+                    + " port=" + p.endpoint().getPort() + " kernelDecap=" + p.kernelDecap();
+        }
+
+        @Override
+        public List<Peer> write(List<Peer> entries, Writing<Peer> how) {
+            entries.forEach(p -> peers.put(p.subnet(), p));
+            return List.of();
+        }
+
+        @Override
+        public boolean repair(ReadBack.Missing<Peer> missing, boolean failedBefore) {
+            peers.put(missing.entry().subnet(), missing.entry());
+            return true;
+        }
+
+        @Override
+        public void delete(Peer p) {
+            peers.remove(p.subnet(), p);
+        }
+
+        @Override
+        public Devices devices() {
+            return Devices.READY;
+        }
+
+        /** The table is ours alone: nothing can drift. */
+        @Override
+        public ReadBack<Peer> readBack(Collection<Peer> desired, boolean withStrays) {
+            return ReadBack.nothing();
+        }
     }
 }

@@ -109,7 +109,7 @@ public final class VxlanBackend implements Backend {
             }
             VxlanNetwork network = new VxlanNetwork(lease, mtu, nl, v4, v6, cfg.directRouting(),
                     Retry.upstream(settings.sleeper()), new VxlanCounters());
-            network.startHealing(SelfHealing.start(network, leaseEvents, settings));
+            network.startHealing(leaseEvents, settings);
             LOG.info("vxlan network registered lease={} mtu={}", lease.key(), mtu);
             return network;
         } catch (IOException | RuntimeException | InterruptedException | ConfigException e) {

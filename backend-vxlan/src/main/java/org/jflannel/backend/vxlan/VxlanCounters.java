@@ -3,11 +3,12 @@ package org.jflannel.backend.vxlan;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jflannel.core.peers.LoopCounters;
 
 /**
  * Counters for the daemon's metrics. Written on the lease-events thread, read from any thread.
  */
-public final class VxlanCounters {
+public final class VxlanCounters implements LoopCounters {
 
     /** What failed. */
     public enum ErrorKind { NEIGHBOUR, FDB, ROUTE, DEVICE, DUMP, LEASE_SKIPPED }
@@ -62,11 +63,13 @@ public final class VxlanCounters {
         entriesRemoved.addAndGet(n);
     }
 
-    void repaired(int n) {
+    @Override
+    public void repaired(int n) {
         repairs.addAndGet(n);
     }
 
-    void reconciled() {
+    @Override
+    public void reconciled() {
         reconciles.incrementAndGet();
     }
 
@@ -76,5 +79,15 @@ public final class VxlanCounters {
 
     void error(ErrorKind kind) {
         errors.get(kind).incrementAndGet();
+    }
+
+    @Override
+    public void leaseSkipped() {
+        error(ErrorKind.LEASE_SKIPPED);
+    }
+
+    @Override
+    public void readFailed() {
+        error(ErrorKind.DUMP);
     }
 }

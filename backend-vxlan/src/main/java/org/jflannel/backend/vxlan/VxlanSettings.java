@@ -2,6 +2,7 @@ package org.jflannel.backend.vxlan;
 
 import java.time.Duration;
 import java.util.Objects;
+import org.jflannel.core.peers.HealTiming;
 
 /**
  * Timing of the backend's retries and self-healing; {@link #defaults()} is what the daemon uses,
@@ -24,6 +25,11 @@ public record VxlanSettings(Sleeper sleeper, Duration reconcileInterval, Duratio
         if (recreateMin.compareTo(recreateMax) > 0) {
             throw new IllegalArgumentException("recreateMin " + recreateMin + " exceeds recreateMax " + recreateMax);
         }
+    }
+
+    /** The self-healing's part. */
+    HealTiming timing() {
+        return new HealTiming(reconcileInterval, debounce, recreateMin, recreateMax);
     }
 
     public static VxlanSettings defaults() {

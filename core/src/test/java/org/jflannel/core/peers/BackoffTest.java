@@ -1,4 +1,4 @@
-package org.jflannel.backend.vxlan;
+package org.jflannel.core.peers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,0 +1,236 @@
+package org.jflannel.backend.vxlan;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.jflannel.backend.vxlan.VxlanCounters.ErrorKind;
+import org.jflannel.core.Lease;
+import org.jflannel.core.peers.Devices;
+import org.jflannel.core.peers.LeasePlan;
+import org.jflannel.core.peers.PeerKernel;
+import org.jflannel.core.peers.ReadBack;
+import org.jflannel.core.peers.Writing;
+import org.jflannel.linuxnet.netlink.Route;
+import org.jflannel.linuxnet.netlink.RtNetlink;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The VXLAN backend's kernel side for the shared loop: a peer lease wants, per family, a neighbour, an FDB
+ * entry and an onlink route on our VTEP (or one direct route), written in upstream's order with its
+ * retries ({@link EntryWriter}), pipelined when many ({@link BulkWriter}), read back per device
+ * ({@link Reconciler}); a vanished VTEP is re-created. Runs on the lease-events thread.
+ */
+final class VxlanKernel implements PeerKernel<PeerEntries> {
+    private static final Logger LOG = LoggerFactory.getLogger(VxlanKernel.class);
+
+    private final RtNetlink nl;
+    private final VtepDevice v4;
+    private final VtepDevice v6;
+    private final boolean directRouting;
+    private final EntryWriter writer;
+    private final BulkWriter bulk;
+    private final Reconciler reconciler;
+    private final VxlanCounters counters;
+    /** Names and indices of our devices as last seen, for the netlink watcher's thread. */
+    private volatile List<String> names = List.of();
+    private volatile int[] indices = new int[0];
+
+    VxlanKernel(RtNetlink nl, VtepDevice v4, VtepDevice v6, boolean directRouting, Retry retry, VxlanCounters counters) {
+        this.nl = nl;
+        this.v4 = v4;
+        this.v6 = v6;
+        this.directRouting = directRouting;
+        this.counters = counters;
+        this.writer = new EntryWriter(nl, retry, counters);
+        this.bulk = new BulkWriter(nl, counters);
+        this.reconciler = new Reconciler(nl, writer);
+        refreshWatch();
+    }
+
+    @Override
+    public LeasePlan<PeerEntries> plan(Lease lease) {
+        PeerPlanner.Outcome outcome = planner().plan(lease);
+        if (outcome instanceof PeerPlanner.Planned p) {
+            return LeasePlan.of(lease, p.plan().entries());
+        }
+        return LeasePlan.skipped(((PeerPlanner.Skipped) outcome).reason());
+    }
+
+    /** Not programmed by us (e.g. skipped earlier, or before a restart): remove what it would have made. */
+    @Override
+    public List<PeerEntries> forgotten(Lease lease) {
+        return planner().plan(lease) instanceof PeerPlanner.Planned p ? p.plan().entries() : List.of();
+    }
+
+    @Override
+    public String describe(PeerEntries e) {
+        return e.describe();
+    }
+
+    /**
+     * Few entries: one by one with upstream's retries. Many: pipelined (the encapsulated ones; in the first
+     * batch only those the kernel does not already hold), the failures again one by one.
+     */
+    @Override
+    public List<PeerEntries> write(List<PeerEntries> entries, Writing<PeerEntries> how) throws InterruptedException {
+        List<PeerEntries> failed = new ArrayList<>();
+        List<PeerEntries.Encapsulated> pipelined = new ArrayList<>();
+        for (PeerEntries e : entries) {
+            if (how.bulk() && e instanceof PeerEntries.Encapsulated enc) {
+                pipelined.add(enc);
+            } else if (!writer.program(subject(e), e)) {
+                failed.add(e);
+            }
+        }
+        if (how.first()) {
+            skipPresent(pipelined);
+        }
+        for (PeerEntries.Encapsulated e : pipelined.isEmpty() ? List.<PeerEntries.Encapsulated>of() : bulk.program(pipelined)) {
+            if (!writer.program(subject(e), e)) {
+                failed.add(e);
+            }
+        }
+        return failed;
+    }
+
+    /**
+     * Ours (issue 23): drops from {@code entries} the peers whose neighbour, FDB entry and route are all already
+     * in the kernel as wanted (one dump per table and device). After a restart the kernel still holds every
+     * peer (§9.4), and re-writing 10,000 routes through the kernel's route insertion (quadratic on one device,
+     * docs/benchmarks.md) took seconds for no change; on a fresh device the dumps are empty and cost nothing.
+     * A failed dump keeps every entry (the write is idempotent).
+     */
+    private void skipPresent(List<PeerEntries.Encapsulated> entries) {
+        if (entries.isEmpty()) {
+            return;
+        }
+        int before = entries.size();
+        for (VtepDevice dev : devicesPresent()) {
+            int idx = dev.index();
+            List<PeerEntries.Encapsulated> mine = entries.stream().filter(e -> e.neighbour().linkIndex() == idx).toList();
+            if (mine.isEmpty()) {
+                continue;
+            }
+            try {
+                Set<PeerEntries> wrong = new HashSet<>();
+                KernelDiff.of(mine, nl.neighbours(idx), nl.fdb(idx), nl.routesOf(idx), false).missing()
+                        .forEach(m -> wrong.add(m.entries()));
+                entries.removeIf(e -> e.neighbour().linkIndex() == idx && !wrong.contains(e));
+            } catch (IOException e) {
+                LOG.warn("kernel entries not read, writing all device={} error={}", dev.name(), e.getMessage());
+            }
+        }
+        if (entries.size() < before) {
+            LOG.info("peers already programmed, not written again peers={} toWrite={}", before - entries.size(), entries.size());
+        }
+    }
+
+    @Override
+    public boolean repair(ReadBack.Missing<PeerEntries> m, boolean failedBefore) throws InterruptedException {
+        if (m.entry() instanceof PeerEntries.Direct) {
+            LOG.info("entry repaired {}", m.entry().describe());
+        } else {
+            LOG.info("entry repaired {} parts={}", m.entry().describe(), m.parts());
+        }
+        return writer.programOnce(subject(m.entry()), m.entry());
+    }
+
+    @Override
+    public void delete(PeerEntries e) {
+        writer.remove(subject(e), e);
+    }
+
+    /** Brings back vanished devices (each a new index: the loop replays every peer on it). */
+    @Override
+    public Devices devices() throws InterruptedException {
+        boolean recreated = false;
+        try {
+            for (VtepDevice dev : devicesPresent()) {
+                try {
+                    if (!dev.healthy()) {
+                        dev.recreate();
+                        counters.recreated();
+                        recreated = true;
+                    }
+                } catch (IOException e) {
+                    counters.error(ErrorKind.DEVICE);
+                    LOG.error("vxlan device recreate failed name={} error={}", dev.name(), e.getMessage());
+                    return Devices.FAILED;
+                }
+            }
+        } finally {
+            refreshWatch();
+        }
+        return recreated ? Devices.RENEWED : Devices.READY;
+    }
+
+    /** Per device: its own state put right, then its neighbours, FDB and routes; then the direct routes. */
+    @Override
+    public ReadBack<PeerEntries> readBack(Collection<PeerEntries> desired, boolean withStrays) throws IOException {
+        List<ReadBack.Missing<PeerEntries>> missing = new ArrayList<>();
+        List<Runnable> strays = new ArrayList<>();
+        int fixed = 0;
+        for (VtepDevice dev : devicesPresent()) {
+            fixed += dev.repairState();
+            reconciler.device(dev, desired, withStrays, missing, strays);
+        }
+        reconciler.direct(desired, missing);
+        return new ReadBack<>(missing, strays, fixed);
+    }
+
+    private PeerPlanner planner() {
+        return new PeerPlanner(v4 == null ? 0 : v4.index(), v6 == null ? 0 : v6.index(), directRouting, this::sameL2);
+    }
+
+    /** Upstream's ip.DirectRouting: exactly one route to the peer and it has no gateway. */
+    private boolean sameL2(InetAddress peer) {
+        try {
+            List<Route> routes = nl.routeGet(peer);
+            return routes.size() == 1 && routes.get(0).gateway() == null;
+        } catch (IOException e) {
+            LOG.error("couldn't lookup route to {}: {}", peer.getHostAddress(), e.getMessage());
+            return false;
+        }
+    }
+
+    private static String subject(PeerEntries e) {
+        return e.route().dst().toString();
+    }
+
+    /** Our devices (one or two). */
+    List<VtepDevice> devicesPresent() {
+        List<VtepDevice> out = new ArrayList<>(2);
+        if (v4 != null) {
+            out.add(v4);
+        }
+        if (v6 != null) {
+            out.add(v6);
+        }
+        return out;
+    }
+
+    private void refreshWatch() {
+        List<VtepDevice> devs = devicesPresent();
+        names = devs.stream().map(VtepDevice::name).toList();
+        indices = devs.stream().mapToInt(VtepDevice::index).toArray();
+    }
+
+    /** Whether a link of this name or index is one of our devices (any thread). */
+    boolean ours(String name, int index) {
+        return names.contains(name) || ours(index);
+    }
+
+    boolean ours(int index) {
+        for (int i : indices) {
+            if (i == index && index > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
