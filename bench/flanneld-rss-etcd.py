@@ -56,6 +56,13 @@ try:
             print(sh("jcmd", str(f.pid), "VM.native_memory", "summary", check=False))
             print(sh("jcmd", str(f.pid), "GC.heap_info", check=False))
             print(sh("sh", "-c", "pmap -x %d | sort -k3 -n | tail -12" % f.pid, check=False))
+        if os.environ.get("HISTO"):  # threads by name, the heap's top classes, RSS after a full GC
+            names = [l.split('"')[1] for l in sh("jcmd", str(f.pid), "Thread.print", check=False).splitlines() if l.startswith('"')]
+            print("threads=%d %s" % (len(names), sorted(names)))
+            hist = sh("jcmd", str(f.pid), "GC.class_histogram", check=False)
+            print(hist[:int(os.environ["HISTO"])] + "\n" + hist.strip().splitlines()[-1])
+            time.sleep(2)
+            print("rss after the histogram's full GC: %.1f MB" % (int(sh("ps", "-o", "rss=", "-p", str(f.pid)).strip() or 0) / 1024))
         f.terminate(); rc = f.wait(20)
         print("%-10s routes=%d converged_s=%.2f rss_mb=%.1f exit=%d opts=%s" % (label, n, t, rss / 1024, rc, opts))
         sh(*X, "ip", "link", "del", "flannel.1", check=False)
