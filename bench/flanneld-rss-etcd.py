@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Usage (root): N=2000 bench/flanneld-rss-etcd.py [label=JVM-OPTIONS ...]
+# Usage (root): N=2000 bench/flanneld-rss-etcd.py [label[@LAUNCHER]=JVM-OPTIONS ...]
 # Prints one line per option set: routes programmed, seconds from process start until all N peers'
 # routes are on flannel.1, and the daemon's RSS 5 s later. Everything runs in a throwaway netns.
 """Ad-hoc: N etcd leases, flanneld (bin/flanneld) in a throwaway netns; convergence time and RSS per JVM option set."""
@@ -37,10 +37,13 @@ try:
         list(ex.map(put, range(N)))
     print("leases:", sh(*X, "etcdctl", "get", "--prefix", "--keys-only", "/coreos.com/network/subnets").count("subnets"))
     for label, opts, envx in [(a.split("=",1)[0], a.split("=",1)[1], {}) for a in sys.argv[1:]] or [("default", "", {})]:
+        # label@LAUNCHER=opts: this option set runs another launcher (e.g. upstream's flanneld, another image's)
+        label, _, launcher = label.partition("@")
+        launcher = launcher or FLANNELD
         env = dict(os.environ, FLANNELD_JAVA_OPTS=opts.replace("MALLOC2", ""))
         if "MALLOC2" in opts: env["MALLOC_ARENA_MAX"] = "2"
         start = time.time()
-        f = subprocess.Popen(X + [FLANNELD, "--etcd-endpoints=http://127.0.0.1:2379",
+        f = subprocess.Popen(X + [launcher, "--etcd-endpoints=http://127.0.0.1:2379",
                               "--subnet-file=" + D + "/subnet.env"], stderr=open(D + "/flanneld-%s.log" % label, "w"), env=env)
         n = 0
         while time.time() - start < 60:
