@@ -51,7 +51,7 @@ try:
             if n >= N: break
             time.sleep(0.05)
         t = time.time() - start
-        time.sleep(5)
+        time.sleep(float(os.environ.get("SETTLE", "5")))  # RSS this long after convergence
         rss = int(sh("ps", "-o", "rss=", "-p", str(f.pid)).strip() or 0)
         if os.environ.get("SMAPS"):  # RSS by mapping: heap and malloc, the CDS archive, libjvm, the modules file
             print(sh(os.environ["SMAPS"], str(f.pid), check=False))
