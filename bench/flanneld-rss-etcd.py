@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Usage (root): N=2000 bench/flanneld-rss-etcd.py [label=JVM-OPTIONS ...]
+# Usage (root): N=2000 bench/flanneld-rss-etcd.py [label[@LAUNCHER]=JVM-OPTIONS ...]
 # Prints one line per option set: routes programmed, seconds from process start until all N peers'
 # routes are on flannel.1, and the daemon's RSS 5 s later. Everything runs in a throwaway netns.
 """Ad-hoc: N etcd leases, flanneld (bin/flanneld) in a throwaway netns; convergence time and RSS per JVM option set."""
@@ -37,10 +37,13 @@ try:
         list(ex.map(put, range(N)))
     print("leases:", sh(*X, "etcdctl", "get", "--prefix", "--keys-only", "/coreos.com/network/subnets").count("subnets"))
     for label, opts, envx in [(a.split("=",1)[0], a.split("=",1)[1], {}) for a in sys.argv[1:]] or [("default", "", {})]:
+        # label@LAUNCHER=opts: this option set runs another launcher (e.g. upstream's flanneld, another image's)
+        label, _, launcher = label.partition("@")
+        launcher = launcher or FLANNELD
         env = dict(os.environ, FLANNELD_JAVA_OPTS=opts.replace("MALLOC2", ""))
         if "MALLOC2" in opts: env["MALLOC_ARENA_MAX"] = "2"
         start = time.time()
-        f = subprocess.Popen(X + [FLANNELD, "--etcd-endpoints=http://127.0.0.1:2379",
+        f = subprocess.Popen(X + [launcher, "--etcd-endpoints=http://127.0.0.1:2379",
                               "--subnet-file=" + D + "/subnet.env"], stderr=open(D + "/flanneld-%s.log" % label, "w"), env=env)
         n = 0
         while time.time() - start < 60:
@@ -48,7 +51,7 @@ try:
             if n >= N: break
             time.sleep(0.05)
         t = time.time() - start
-        time.sleep(5)
+        time.sleep(float(os.environ.get("SETTLE", "5")))  # RSS this long after convergence
         rss = int(sh("ps", "-o", "rss=", "-p", str(f.pid)).strip() or 0)
         if os.environ.get("SMAPS"):  # RSS by mapping: heap and malloc, the CDS archive, libjvm, the modules file
             print(sh(os.environ["SMAPS"], str(f.pid), check=False))
@@ -56,6 +59,13 @@ try:
             print(sh("jcmd", str(f.pid), "VM.native_memory", "summary", check=False))
             print(sh("jcmd", str(f.pid), "GC.heap_info", check=False))
             print(sh("sh", "-c", "pmap -x %d | sort -k3 -n | tail -12" % f.pid, check=False))
+        if os.environ.get("HISTO"):  # threads by name, the heap's top classes, RSS after a full GC
+            names = [l.split('"')[1] for l in sh("jcmd", str(f.pid), "Thread.print", check=False).splitlines() if l.startswith('"')]
+            print("threads=%d %s" % (len(names), sorted(names)))
+            hist = sh("jcmd", str(f.pid), "GC.class_histogram", check=False)
+            print(hist[:int(os.environ["HISTO"])] + "\n" + hist.strip().splitlines()[-1])
+            time.sleep(2)
+            print("rss after the histogram's full GC: %.1f MB" % (int(sh("ps", "-o", "rss=", "-p", str(f.pid)).strip() or 0) / 1024))
         f.terminate(); rc = f.wait(20)
         print("%-10s routes=%d converged_s=%.2f rss_mb=%.1f exit=%d opts=%s" % (label, n, t, rss / 1024, rc, opts))
         sh(*X, "ip", "link", "del", "flannel.1", check=False)

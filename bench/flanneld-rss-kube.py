@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Usage (root): N=2000 bench/flanneld-rss-kube.py [label=JVM-OPTIONS ...]
+# Usage (root): N=2000 bench/flanneld-rss-kube.py [label[@LAUNCHER]=JVM-OPTIONS ...]
 # Prints one line per option set: routes programmed, seconds from process start until all N peers'
 # routes are on flannel.1, and the daemon's RSS 5 s later. Everything runs in a throwaway netns.
 """Ad-hoc: N peer Nodes in fabric8's mock API server, flanneld (bin/flanneld, kube mode) in a throwaway netns."""
@@ -49,9 +49,12 @@ try:
     print("nodes created in %.1f s" % (time.time() - t0))
     open(D + "/net-conf.json", "w").write('{"Network":"10.0.0.0/8","Backend":{"Type":"vxlan"}}')
     for label, opts in [(a.split("=", 1)[0], a.split("=", 1)[1]) for a in sys.argv[1:]] or [("default", "")]:
+        # label@LAUNCHER=opts: this option set runs another launcher (e.g. upstream's flanneld, another image's)
+        label, _, launcher = label.partition("@")
+        launcher = launcher or FLANNELD
         env = dict(os.environ, FLANNELD_JAVA_OPTS=opts, NODE_NAME="node-0")
         start = time.time()
-        f = subprocess.Popen(X + [FLANNELD, "--kube-subnet-mgr", "--kube-api-url=http://127.0.0.1:6443",
+        f = subprocess.Popen(X + [launcher, "--kube-subnet-mgr", "--kube-api-url=http://127.0.0.1:6443",
                               "--net-config-path=" + D + "/net-conf.json", "--subnet-file=" + D + "/subnet.env"],
                              stderr=open(D + "/flanneld-%s.log" % label, "w"), env=env)
         n = 0
@@ -60,7 +63,7 @@ try:
             if n >= N: break
             time.sleep(0.05)
         t = time.time() - start
-        time.sleep(5)
+        time.sleep(float(os.environ.get("SETTLE", "5")))  # RSS this long after convergence
         rss = int(sh("ps", "-o", "rss=", "-p", str(f.pid)).strip() or 0)
         if os.environ.get("SMAPS"):  # RSS by mapping: heap and malloc, the CDS archive, libjvm, the modules file
             print(sh(os.environ["SMAPS"], str(f.pid), check=False))
