@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A background prober: one {@code ping -D} per ordered pair of distinct pods, from inside the
@@ -50,7 +51,7 @@ public final class ContinuousPings implements AutoCloseable {
                             Long.toString(count), to.ip());
                     Path log = logDir.resolve("ping-" + from.namespace() + "-" + to.namespace() + ".log");
                     probes.add(new Probe(from, to, ManagedProcess.start("ping " + from.name() + " -> " + to.name(), cmd,
-                            java.util.Map.of(), log)));
+                            Map.of(), log)));
                 }
             }
         } catch (IOException | RuntimeException e) {
