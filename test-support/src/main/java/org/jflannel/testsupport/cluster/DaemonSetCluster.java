@@ -407,8 +407,8 @@ public final class DaemonSetCluster implements AutoCloseable {
     /** The VXLAN device of node {@code n} and its neighbour, FDB and route entries, dumped now. */
     public FlannelEntries entries(Node n) throws Exception {
         return topology.node(n.index()).call(() -> {
-            try (org.jflannel.linuxnet.RtNetlink nl = org.jflannel.linuxnet.RtNetlink.open()) {
-                java.util.Optional<org.jflannel.linuxnet.Link> link = nl.link(VXLAN_DEVICE);
+            try (org.jflannel.linuxnet.netlink.RtNetlink nl = org.jflannel.linuxnet.netlink.RtNetlink.open()) {
+                java.util.Optional<org.jflannel.linuxnet.netlink.Link> link = nl.link(VXLAN_DEVICE);
                 if (link.isEmpty()) {
                     return FlannelEntries.absent();
                 }
