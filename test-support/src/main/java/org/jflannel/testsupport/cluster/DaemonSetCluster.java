@@ -44,11 +44,19 @@ public final class DaemonSetCluster implements AutoCloseable {
     public static final String NAMESPACE = "kube-flannel";
     public static final int API_PORT = 6443;
     static final String ADMIN_AGENT = "jflannel-test-admin";
+    private static final String VXLAN_DEVICE = "flannel.1";
     private static final Duration READY_WITHIN = Duration.ofSeconds(120);
 
-    /** One fake node: its namespace, host directory, flannel pod and the runtime's side. */
+    /**
+     * One fake node: its namespace, host directory, flannel pod (made from {@code manifests}, the
+     * {@code generation}-th on this node, 1 at start) and the runtime's side.
+     */
     public record Node(int index, String name, String namespace, FakeHost host, PodRunner pod, ManagedProcess daemon,
-                       HostSideCni cni) {
+                       HostSideCni cni, RenderedManifests manifests, int generation) {
+        /** The flannel pod's name, as the DaemonSet controller would make it. */
+        String podName(String runId) {
+            return DaemonSetCluster.podName(runId, index, generation);
+        }
     }
 
     /** What a probe got: status and body. */
@@ -69,6 +77,8 @@ public final class DaemonSetCluster implements AutoCloseable {
     private final Thread shutdownHook = new Thread(this::closeQuietly, "daemonset-cluster-cleanup");
     private KubeMockServer api;
     private ApiServerTls tls;
+    private KubernetesClient admin;
+    private Path serviceAccountDir;
 
     private DaemonSetCluster(RenderedManifests manifests, UnpackedImage image,
                              java.util.function.Function<Container, UnpackedImage> images, ClusterNames names, Path runDir,
@@ -118,24 +128,48 @@ public final class DaemonSetCluster implements AutoCloseable {
     }
 
     public boolean kubeMode() {
-        return flannelContainer().getArgs().contains("--kube-subnet-mgr");
+        return kubeMode(manifests);
     }
 
-    private Container flannelContainer() {
-        return podSpec().getContainers().stream().filter(c -> c.getName().equals("kube-flannel")).findFirst()
-                .orElseThrow(() -> new IllegalStateException("DaemonSet has no container kube-flannel"));
+    private static boolean kubeMode(RenderedManifests m) {
+        return flannelContainer(m).getArgs().contains("--kube-subnet-mgr");
+    }
+
+    private static Container flannelContainer(RenderedManifests m) {
+        return m.daemonSet().getSpec().getTemplate().getSpec().getContainers().stream()
+                .filter(c -> c.getName().equals("kube-flannel")).findFirst()
+                .orElseThrow(() -> new IllegalStateException(m.source() + ": DaemonSet has no container kube-flannel"));
     }
 
     /** Whether kube-flannel has a readiness probe (upstream's v0.20.2 manifest has none, nor a healthz port). */
     public boolean hasProbes() {
-        return flannelContainer().getReadinessProbe() != null && flannelContainer().getReadinessProbe().getHttpGet() != null;
+        return hasProbes(manifests);
+    }
+
+    /** Whether node {@code n}'s flannel pod (the manifests it was made from) has a readiness probe. */
+    public boolean hasProbes(Node n) {
+        return hasProbes(n.manifests());
+    }
+
+    private static boolean hasProbes(RenderedManifests m) {
+        Container c = flannelContainer(m);
+        return c.getReadinessProbe() != null && c.getReadinessProbe().getHttpGet() != null;
     }
 
     /** The port the readiness probe hits (a named containerPort resolved), as kubelet would. */
     public int probePort() {
-        Container c = flannelContainer();
-        if (!hasProbes()) {
-            throw new IllegalStateException(manifests.source() + ": kube-flannel has no readiness probe");
+        return probePort(manifests);
+    }
+
+    /** The readiness probe's port of node {@code n}'s flannel pod. */
+    public int probePort(Node n) {
+        return probePort(n.manifests());
+    }
+
+    private static int probePort(RenderedManifests m) {
+        Container c = flannelContainer(m);
+        if (!hasProbes(m)) {
+            throw new IllegalStateException(m.source() + ": kube-flannel has no readiness probe");
         }
         HTTPGetAction get = c.getReadinessProbe().getHttpGet();
         if (get.getPort().getIntVal() != null) {
@@ -156,25 +190,23 @@ public final class DaemonSetCluster implements AutoCloseable {
         }
         List<ConfigMap> configMaps = new ArrayList<>(manifests.all(ConfigMap.class));
         List<Secret> secrets = manifests.all(Secret.class);
-        Path saDir = null;
-        io.fabric8.kubernetes.client.KubernetesClient admin = null;
         if (kubeMode()) {
             api = KubeMockServer.start();
             toClose.add(api);
             admin = adminClient(api);
             toClose.add(admin);
             tls = ApiServerTls.create(runDir.resolve("apiserver"));
-            saDir = serviceAccountDir(tls);
+            serviceAccountDir = serviceAccountDir(tls);
             progress.accept("kube-api: mock API server at " + api.url() + ", TLS at 127.0.0.1:" + API_PORT + " on every node");
         } else {
             configMaps = etcdConfigured(configMaps);
         }
         Ip4Net network = Ip4Net.parse(netConfNetwork(configMaps));
         for (int i = 1; i <= nodeCount; i++) {
-            nodes.add(startNode(i, network, configMaps, secrets, saDir, admin));
+            nodes.add(startNode(i, network, configMaps, secrets));
         }
         for (Node n : nodes) {
-            awaitReady(n);
+            awaitReady(n, null);
             progress.accept(n.name() + (hasProbes() ? ": /readyz 200 on port " + probePort() : ": subnet.env written (no probe)")
                     + ", " + subnetEnv(n).get("FLANNEL_SUBNET"));
         }
@@ -189,30 +221,85 @@ public final class DaemonSetCluster implements AutoCloseable {
         }
     }
 
-    private Node startNode(int i, Ip4Net network, List<ConfigMap> configMaps, List<Secret> secrets, Path saDir,
-                           KubernetesClient admin) throws Exception {
+    private Node startNode(int i, Ip4Net network, List<ConfigMap> configMaps, List<Secret> secrets) throws Exception {
         String name = ClusterNames.nodeName(i);
-        String podName = "kube-flannel-ds-" + names.id() + i;
-        Path dir = runDir.resolve(name);
         if (admin != null) {
             admin.nodes().resource(KubeApiServerMain.node(name, network.subnet(24, i - 1).toString(), ClusterNames.nodeIp(i)))
                     .create();
-            admin.pods().inNamespace(NAMESPACE).resource(new PodBuilder().withNewMetadata().withName(podName)
-                    .withNamespace(NAMESPACE).endMetadata().withNewSpec().withNodeName(name)
-                    .withServiceAccountName(podSpec().getServiceAccountName()).endSpec().build()).create();
             toClose.add(TlsRelay.inNamespace(topology.node(i), API_PORT, tls.context(), api.port()));
         }
-        FakeHost host = FakeHost.create(dir.resolve("host"));
+        FakeHost host = FakeHost.create(runDir.resolve(name).resolve("host"));
+        return runPod(i, host, manifests, images, configMaps, secrets, 1);
+    }
+
+    private static String podName(String runId, int index, int generation) {
+        return "kube-flannel-ds-" + runId + index + (generation == 1 ? "" : "-" + generation);
+    }
+
+    /** Creates the flannel pod's Pod object (kube mode), runs its init containers, starts kube-flannel. */
+    private Node runPod(int i, FakeHost host, RenderedManifests m, java.util.function.Function<Container, UnpackedImage> imgs,
+                        List<ConfigMap> configMaps, List<Secret> secrets, int generation) throws Exception {
+        String name = ClusterNames.nodeName(i);
+        Path dir = runDir.resolve(name);
+        PodSpec spec = m.daemonSet().getSpec().getTemplate().getSpec();
+        String podName = podName(names.id(), i, generation);
+        if (admin != null) {
+            admin.pods().inNamespace(NAMESPACE).resource(new PodBuilder().withNewMetadata().withName(podName)
+                    .withNamespace(NAMESPACE).endMetadata().withNewSpec().withNodeName(name)
+                    .withServiceAccountName(spec.getServiceAccountName()).endSpec().build()).create();
+        }
         Map<String, String> kubelet = Map.of("HOSTNAME", name, "KUBERNETES_SERVICE_HOST", "127.0.0.1",
                 "KUBERNETES_SERVICE_PORT", Integer.toString(API_PORT), "KUBERNETES_SERVICE_PORT_HTTPS",
                 Integer.toString(API_PORT), "KUBERNETES_PORT", "tcp://127.0.0.1:" + API_PORT);
-        PodRunner pod = new PodRunner(images, podSpec(), new PodRunner.Identity(podName, NAMESPACE, name, ClusterNames.nodeIp(i)),
-                names.node(i), host, dir.resolve("pod"), configMaps, secrets, kubelet, saDir);
-        pod.runInitContainers();
-        progress.accept(name + ": init containers done: " + podSpec().getInitContainers().stream().map(Container::getName).toList());
-        ManagedProcess daemon = pod.start("kube-flannel", dir.resolve("kube-flannel.log"));
-        progress.accept(name + ": kube-flannel started pid=" + daemon.pid());
-        return new Node(i, name, names.node(i), host, pod, daemon, new HostSideCni(names.node(i), host));
+        String suffix = generation == 1 ? "" : "-" + generation;
+        PodRunner pod = new PodRunner(imgs, spec, new PodRunner.Identity(podName, NAMESPACE, name, ClusterNames.nodeIp(i)),
+                names.node(i), host, dir.resolve("pod" + suffix), configMaps, secrets, kubelet, serviceAccountDir);
+        List<PodRunner.InitRun> init = pod.runInitContainers();
+        progress.accept(name + ": init containers done: " + init.stream()
+                .map(r -> r.name() + " " + r.took().toMillis() + " ms").toList());
+        ManagedProcess daemon = pod.start("kube-flannel", dir.resolve("kube-flannel" + suffix + ".log"));
+        progress.accept(name + ": kube-flannel started pid=" + daemon.pid() + " (pod " + podName + ")");
+        return new Node(i, name, names.node(i), host, pod, daemon, new HostSideCni(names.node(i), host), m, generation);
+    }
+
+    /**
+     * One node's step of a DaemonSet rolling update (maxUnavailable 1), as the controller and kubelet
+     * do it: the old flannel pod's Pod object deleted and its kube-flannel stopped (SIGTERM, SIGKILL
+     * after 10 s), then a pod of {@code next}'s DaemonSet with {@code next}'s ConfigMaps and Secrets
+     * (the operator applied them) on the same fake host: a new Pod object, init containers, kube-flannel,
+     * readiness (its probe, or with none, subnet.env written anew). Each container runs from
+     * {@code byImage.get(its image:)}, else {@code image}. The node's kernel state, host directories
+     * and workload pods stay as they are: nothing else restarts in a rolling update. Kube mode only.
+     */
+    public Node rollPod(Node old, RenderedManifests next, UnpackedImage image, Map<String, UnpackedImage> byImage)
+            throws Exception {
+        if (api == null || !kubeMode(next)) {
+            throw new IllegalStateException("rollPod: kube mode only (" + next.source() + ")");
+        }
+        Node current = nodes.get(old.index() - 1);
+        if (current != old) {
+            throw new IllegalArgumentException("rollPod: " + old.name() + " generation " + old.generation()
+                    + " is not the running pod (generation " + current.generation() + ")");
+        }
+        Map<String, UnpackedImage> imgs = Map.copyOf(byImage);
+        admin.pods().inNamespace(NAMESPACE).withName(old.podName(names.id())).delete();
+        int exit = old.daemon().terminate();
+        progress.accept(old.name() + ": kube-flannel of " + old.manifests().source() + " stopped, exit " + exit);
+        Object before = subnetEnvKey(old);
+        Node n = runPod(old.index(), old.host(), next, c -> imgs.getOrDefault(String.valueOf(c.getImage()), image),
+                next.all(ConfigMap.class), next.all(Secret.class), old.generation() + 1);
+        nodes.set(n.index() - 1, n);
+        awaitReady(n, before);
+        progress.accept(n.name() + (hasProbes(n) ? ": /readyz 200 on port " + probePort(n) : ": subnet.env written anew (no probe)")
+                + ", " + subnetEnv(n).get("FLANNEL_SUBNET"));
+        return n;
+    }
+
+    /** subnet.env's identity (inode): it is written by rename, so a daemon that wrote it anew changed it. */
+    private static Object subnetEnvKey(Node n) throws IOException {
+        Path f = n.host().path("/run/flannel/subnet.env");
+        return Files.isRegularFile(f) ? Files.readAttributes(f, java.nio.file.attribute.BasicFileAttributes.class).fileKey()
+                : null;
     }
 
     private static KubernetesClient adminClient(KubeMockServer server) {
@@ -260,14 +347,16 @@ public final class DaemonSetCluster implements AutoCloseable {
         return new com.fasterxml.jackson.databind.ObjectMapper().readTree(netConf(configMaps)).path("Network").asText();
     }
 
-    private void awaitReady(Node n) throws Exception {
+    /** {@code staleSubnetEnv}: the identity of a subnet.env an earlier pod wrote (null: none), not a sign of this one. */
+    private void awaitReady(Node n, Object staleSubnetEnv) throws Exception {
         Wait.until("kube-flannel ready on " + n.name(), READY_WITHIN, () -> {
             if (!n.daemon().isAlive()) {
                 throw new Wait.Abort("kube-flannel on " + n.name() + " exited " + n.daemon().exitCode().orElse(-1)
                         + "; log tail:\n" + n.daemon().logTail(40));
             }
-            if (!hasProbes()) { // as kubelet: running is ready; the pods need the node's subnet.env
-                return Files.isRegularFile(n.host().path("/run/flannel/subnet.env"));
+            if (!hasProbes(n)) { // as kubelet: running is ready; the pods need the node's subnet.env
+                Object key = subnetEnvKey(n);
+                return key != null && !key.equals(staleSubnetEnv);
             }
             try {
                 return probe(n, "/readyz").status() == 200;
@@ -279,7 +368,7 @@ public final class DaemonSetCluster implements AutoCloseable {
 
     /** {@code GET path} on the probe port inside the node, as kubelet's httpGet probe of a hostNetwork pod. */
     public Probe probe(Node n, String path) throws Exception {
-        NsHttp.Response r = NsHttp.get(topology.node(n.index()), "127.0.0.1", probePort(), path);
+        NsHttp.Response r = NsHttp.get(topology.node(n.index()), "127.0.0.1", probePort(n), path);
         return new Probe(r.status(), r.body());
     }
 
@@ -297,6 +386,44 @@ public final class DaemonSetCluster implements AutoCloseable {
 
     public List<Node> nodes() {
         return List.copyOf(nodes);
+    }
+
+    /** Node {@code i}'s running flannel pod (1-based). */
+    public Node node(int i) {
+        return nodes.get(i - 1);
+    }
+
+    /** Node {@code n}'s lease as its subnet.env says, with its underlay address as the public IP. */
+    public NodeLease lease(Node n) throws IOException {
+        Map<String, String> env = subnetEnv(n);
+        String subnet = env.get("FLANNEL_SUBNET");
+        if (subnet == null) {
+            throw new IOException(n.name() + ": subnet.env has no FLANNEL_SUBNET: " + env);
+        }
+        return new NodeLease(n.name(), subnet, java.net.InetAddress.getByName(ClusterNames.nodeIp(n.index())),
+                Integer.parseInt(env.getOrDefault("FLANNEL_MTU", "0")));
+    }
+
+    /** The VXLAN device of node {@code n} and its neighbour, FDB and route entries, dumped now. */
+    public FlannelEntries entries(Node n) throws Exception {
+        return topology.node(n.index()).call(() -> {
+            try (org.jflannel.linuxnet.netlink.RtNetlink nl = org.jflannel.linuxnet.netlink.RtNetlink.open()) {
+                java.util.Optional<org.jflannel.linuxnet.netlink.Link> link = nl.link(VXLAN_DEVICE);
+                if (link.isEmpty()) {
+                    return FlannelEntries.absent();
+                }
+                int i = link.get().index();
+                return new FlannelEntries(link.get(), nl.neighbours(i), nl.fdb(i), nl.routesOf(i));
+            }
+        });
+    }
+
+    /** The IPv4 address on pod {@code p}'s {@code eth0} now ({@code 10.244.1.2/24}), as the pod sees it. */
+    public String podAddress(Pod p) throws IOException, InterruptedException {
+        Cmd.Result r = Cmd.run(Duration.ofSeconds(10), List.of("ip", "-n", p.namespace(), "-4", "-o", "addr", "show", "dev",
+                "eth0")).orThrow();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("inet (\\S+)").matcher(r.stdout());
+        return m.find() ? m.group(1) : "";
     }
 
     public List<Pod> pods() {
@@ -322,9 +449,10 @@ public final class DaemonSetCluster implements AutoCloseable {
 
     /** A Node as the API server holds it (kube mode). */
     public JsonNode kubeNode(String name) throws IOException {
-        try (KubernetesClient admin = adminClient(api)) {
-            return new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(admin.nodes().withName(name).get());
+        if (admin == null) {
+            throw new IllegalStateException("etcd mode: no API server");
         }
+        return new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(admin.nodes().withName(name).get());
     }
 
     /** One ICMP echo between two pods. */

@@ -121,10 +121,17 @@ public final class KubeApiServerMain {
                 .toList();
     }
 
-    /** A Node as kubelet registers it and the node-ipam controller completes it: podCIDR(s), InternalIP, Ready. */
+    /**
+     * A Node as kubelet registers it and the node-ipam controller completes it: podCIDR(s), InternalIP,
+     * Ready, and the annotations kubelet and the node controller always put on it. A real Node is never
+     * without annotations, and upstream flanneld v0.20.2 relies on it: on a Node without any, its
+     * AcquireLease writes into a nil map and panics ("assignment to entry in nil map", kube.go:335).
+     */
     static Node node(String name, String podCidr, String internalIp) {
         return new NodeBuilder()
-                .withNewMetadata().withName(name).withLabels(Map.of("kubernetes.io/hostname", name)).endMetadata()
+                .withNewMetadata().withName(name).withLabels(Map.of("kubernetes.io/hostname", name))
+                .withAnnotations(Map.of("volumes.kubernetes.io/controller-managed-attach-detach", "true",
+                        "node.alpha.kubernetes.io/ttl", "0")).endMetadata()
                 .withNewSpec().withPodCIDR(podCidr).withPodCIDRs(podCidr).endSpec()
                 .withNewStatus()
                 .addNewAddress().withType("InternalIP").withAddress(internalIp).endAddress()

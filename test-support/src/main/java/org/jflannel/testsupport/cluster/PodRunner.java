@@ -181,16 +181,22 @@ public final class PodRunner {
         return d;
     }
 
-    /** Runs every init container in order; each must exit 0 (kubelet would retry, a test fails). Returns their outputs. */
-    public List<Cmd.Result> runInitContainers() throws IOException, InterruptedException {
-        List<Cmd.Result> out = new ArrayList<>();
+    /** One init container's run: its output and how long it took (wall clock). */
+    public record InitRun(String name, Cmd.Result result, Duration took) {
+    }
+
+    /** Runs every init container in order; each must exit 0 (kubelet would retry, a test fails). Returns their runs. */
+    public List<InitRun> runInitContainers() throws IOException, InterruptedException {
+        List<InitRun> out = new ArrayList<>();
         for (Container c : spec.getInitContainers()) {
+            long t0 = System.nanoTime();
             Cmd.Result r = Cmd.run(INIT_WITHIN, command(c));
+            Duration took = Duration.ofNanos(System.nanoTime() - t0);
             if (!r.ok()) {
                 throw new IOException("init container " + c.getName() + " of " + who.podName() + " exited " + r.exitCode()
                         + "\nstdout: " + r.stdout().strip() + "\nstderr: " + r.stderr().strip());
             }
-            out.add(r);
+            out.add(new InitRun(c.getName(), r, took));
         }
         return out;
     }
