@@ -1,27 +1,18 @@
 package org.jflannel.backend.hostgw;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import org.jflannel.core.ExternalInterface;
 import org.jflannel.core.Ip4Net;
 import org.jflannel.core.Ip6Net;
-import org.jflannel.core.LeaseEvent;
 import org.jflannel.core.NetConf;
-import org.jflannel.linuxnet.netns.NetNs;
-import org.jflannel.testbase.NetnsPrivilege;
 import org.jflannel.testsupport.backend.FakeSubnets;
-import org.jflannel.testsupport.netns.NetnsNames;
+import org.jflannel.testsupport.netns.NodeNamespace;
 
 /**
  * A throwaway node namespace for the host-gw integration tests: unique name, an underlay {@code ul0}
@@ -29,8 +20,7 @@ import org.jflannel.testsupport.netns.NetnsNames;
  * 192.0.2.0/24 and 2001:db8:1::/64 are "our L2 segment"; a lease-events thread that runs inside the
  * namespace; iproute2 as the witness. {@link #close()} deletes everything, also after a failure.
  */
-final class HostGwNode implements AutoCloseable {
-    static final ObjectMapper JSON = new ObjectMapper();
+final class HostGwNode extends NodeNamespace {
     static final String ADDR = "192.0.2.1";
     static final String ADDR6 = "2001:db8:1::1";
     static final String V4_CONF = "{\"Network\":\"10.244.0.0/16\",\"Backend\":{\"Type\":\"host-gw\"}}";
@@ -39,21 +29,16 @@ final class HostGwNode implements AutoCloseable {
 
     /** No periodic reconcile (tests ask for one), short debounce. */
     HostGwSettings settings = new HostGwSettings(Duration.ZERO, Duration.ofMillis(50));
-    final NetNs ns;
-    final ExecutorService leaseEvents;
     HostGwNetwork network;
     FakeSubnets subnets;
 
-    private HostGwNode(NetNs ns) {
-        this.ns = ns;
-        this.leaseEvents = Executors.newSingleThreadExecutor(r -> new Thread(r, "lease-events-" + ns.name()));
+    private HostGwNode() throws Exception {
+        super("hgw");
     }
 
     static HostGwNode create() throws Exception {
-        NetnsPrivilege.require(); // under -Pintegration a missing privilege fails, never skips
-        HostGwNode n = new HostGwNode(NetNs.create(NetnsNames.unique("hgw")));
+        HostGwNode n = new HostGwNode();
         try {
-            n.ip("link", "set", "lo", "up");
             n.ip("link", "add", "ul0", "type", "veth", "peer", "name", "ul0p");
             n.ip("addr", "add", ADDR + "/24", "dev", "ul0");
             n.ip("addr", "add", ADDR6 + "/64", "dev", "ul0", "nodad");
@@ -64,16 +49,6 @@ final class HostGwNode implements AutoCloseable {
             throw e;
         }
         return n;
-    }
-
-    String name() {
-        return ns.name();
-    }
-
-    String ip(String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of("ip", "-n", name()));
-        cmd.addAll(List.of(args));
-        return run(cmd);
     }
 
     /**
@@ -108,72 +83,9 @@ final class HostGwNode implements AutoCloseable {
     HostGwNetwork register(String netConf, String subnet, String subnet6) throws Exception {
         NetConf conf = NetConf.parse(netConf, NetConf.Mode.KUBE);
         subnets = new FakeSubnets(conf, subnet == null ? null : Ip4Net.parse(subnet), subnet6 == null ? null : Ip6Net.parse(subnet6));
-        HostGwBackend backend = new HostGwBackend(underlay(), this::inNamespace, settings);
+        HostGwBackend backend = new HostGwBackend(underlay(), inNamespace(), settings);
         network = onLeaseEvents(() -> backend.register(conf, subnets));
+        attach(network);
         return network;
-    }
-
-    /** The executor the backend gets: the lease-events thread, entering the namespace for each task. */
-    private void inNamespace(Runnable task) {
-        leaseEvents.execute(() -> {
-            try {
-                ns.run(task::run);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (Exception e) {
-                throw new IllegalStateException("task failed in " + name(), e);
-            }
-        });
-    }
-
-    <T> T onLeaseEvents(Callable<T> work) throws Exception {
-        try {
-            return leaseEvents.submit(() -> ns.call(work)).get(60, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof Exception ex) {
-                throw ex;
-            }
-            throw e;
-        }
-    }
-
-    void apply(LeaseEvent... batch) throws Exception {
-        onLeaseEvents(() -> {
-            network.apply(List.of(batch));
-            return null;
-        });
-    }
-
-    void reconcile() throws Exception {
-        onLeaseEvents(() -> {
-            network.reconcile();
-            return null;
-        });
-    }
-
-    private static String run(List<String> cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        if (!p.waitFor(20, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IOException(String.join(" ", cmd) + ": timed out");
-        }
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (p.exitValue() != 0) {
-            throw new IOException(String.join(" ", cmd) + " exited " + p.exitValue() + ": " + out);
-        }
-        return out;
-    }
-
-    @Override
-    public void close() throws Exception {
-        try {
-            if (network != null) {
-                network.close();
-            }
-        } finally {
-            leaseEvents.shutdownNow();
-            leaseEvents.awaitTermination(10, TimeUnit.SECONDS);
-            ns.delete();
-        }
     }
 }

@@ -4,21 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.IOException;
-import java.io.InputStream;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.zip.CRC32;
 import org.jflannel.backend.udp.UdpCounters.Drop;
 import org.jflannel.core.LeaseEvent;
 import org.junit.jupiter.api.Tag;
@@ -132,52 +124,7 @@ class UdpTwoNodesIT {
 
     /** A bulk TCP stream (many full-size packets, batched sends, batched reads) arrives whole and in order. */
     static void assertTcpStreamArrivesIntact(UdpNode from, UdpNode to, String toAddress, int bytes) throws Exception {
-        CompletableFuture<Long> received = new CompletableFuture<>();
-        CountDownLatch listening = new CountDownLatch(1);
-        Thread server = new Thread(() -> {
-            try {
-                received.complete(to.inside(() -> {
-                    try (ServerSocket ss = new ServerSocket()) {
-                        ss.setSoTimeout(30_000);
-                        ss.bind(new InetSocketAddress(toAddress, 5001));
-                        listening.countDown();
-                        try (Socket s = ss.accept()) {
-                            s.setSoTimeout(30_000);
-                            return crc(s.getInputStream());
-                        }
-                    }
-                }));
-            } catch (Exception e) {
-                received.completeExceptionally(e);
-            }
-        }, "tcp-sink");
-        server.start();
-        assertThat(listening.await(30, TimeUnit.SECONDS)).as("sink listening").isTrue();
-        long sent = from.inside(() -> {
-            CRC32 crc = new CRC32();
-            Random random = new Random(42);
-            byte[] chunk = new byte[64 << 10];
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress(toAddress, 5001), 10_000);
-                for (int done = 0; done < bytes; done += chunk.length) {
-                    random.nextBytes(chunk);
-                    crc.update(chunk);
-                    s.getOutputStream().write(chunk);
-                }
-            }
-            return crc.getValue();
-        });
-        assertThat(received.get(60, TimeUnit.SECONDS)).as("CRC32 of the received stream").isEqualTo(sent);
-        server.join(10_000);
-    }
-
-    private static long crc(InputStream in) throws IOException {
-        CRC32 crc = new CRC32();
-        byte[] buf = new byte[64 << 10];
-        for (int n = in.read(buf); n >= 0; n = in.read(buf)) {
-            crc.update(buf, 0, n);
-        }
-        return crc.getValue();
+        UdpNode.tcpTransferCrc(from, to, toAddress, bytes);
     }
 
     private static void assertFlannel0(UdpNode n, UdpNetwork network, String address, String underlay) throws Exception {

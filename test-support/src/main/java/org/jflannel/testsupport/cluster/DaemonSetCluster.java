@@ -487,47 +487,16 @@ public final class DaemonSetCluster implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        try {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        } catch (IllegalStateException shuttingDown) {
-            // inside the hook
-        }
-        Exception failure = null;
+        Cleanup.removeShutdownHook(shutdownHook);
+        Cleanup cleanup = new Cleanup();
         for (Node n : nodes) {
-            try {
-                n.daemon().terminate();
-            } catch (Exception e) {
-                failure = add(failure, e);
-            }
+            cleanup.attempt(() -> n.daemon().terminate());
         }
         for (int i = toClose.size() - 1; i >= 0; i--) {
-            try {
-                toClose.get(i).close();
-            } catch (Exception e) {
-                failure = add(failure, e);
-            }
+            cleanup.attempt(toClose.get(i)::close);
         }
-        try {
-            topology.close();
-        } catch (Exception e) {
-            failure = add(failure, e);
-        }
-        try {
-            StaleRuns.deleteTree(runDir);
-        } catch (Exception e) {
-            failure = add(failure, e);
-        }
+        cleanup.attempt(topology::close).attempt(() -> StaleRuns.deleteTree(runDir));
         progress.accept("cleaned up run " + names.id() + ": processes ended, namespaces and " + runDir + " removed");
-        if (failure != null) {
-            throw failure;
-        }
-    }
-
-    private static Exception add(Exception failure, Exception e) {
-        if (failure == null) {
-            return e;
-        }
-        failure.addSuppressed(e);
-        return failure;
+        cleanup.throwIfFailed();
     }
 }

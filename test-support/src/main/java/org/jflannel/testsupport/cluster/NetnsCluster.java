@@ -422,25 +422,18 @@ public final class NetnsCluster implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        try {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        } catch (IllegalStateException shuttingDown) {
-            // running inside the hook itself
-        }
-        Exception failure = null;
+        Cleanup.removeShutdownHook(shutdownHook);
+        Cleanup cleanup = new Cleanup();
         for (ClusterNode n : nodes) {
-            failure = attempt(failure, n::kill);
+            cleanup.attempt(n::kill);
         }
         reportUpstreamLogs();
         if (leaseSource != null) {
-            failure = attempt(failure, leaseSource::close);
+            cleanup.attempt(leaseSource::close);
         }
-        failure = attempt(failure, topology::close);
-        failure = attempt(failure, () -> StaleRuns.deleteTree(runDir));
+        cleanup.attempt(topology::close).attempt(() -> StaleRuns.deleteTree(runDir));
         progress("cleaned up run " + names.id() + ": processes killed, namespaces and " + runDir + " removed");
-        if (failure != null) {
-            throw failure;
-        }
+        cleanup.throwIfFailed();
     }
 
     /** The run directory goes with the cluster: what each upstream daemon logged is kept in the test's output. */
@@ -456,23 +449,6 @@ public final class NetnsCluster implements AutoCloseable {
                     progress("upstream flanneld " + n.name() + ": cannot read its log: " + e.getMessage());
                 }
             }
-        }
-    }
-
-    private interface Step {
-        void run() throws Exception;
-    }
-
-    private static Exception attempt(Exception failure, Step step) {
-        try {
-            step.run();
-            return failure;
-        } catch (Exception e) {
-            if (failure == null) {
-                return e;
-            }
-            failure.addSuppressed(e);
-            return failure;
         }
     }
 }
