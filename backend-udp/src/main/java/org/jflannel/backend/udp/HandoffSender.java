@@ -8,6 +8,7 @@ import org.jflannel.backend.udp.UdpCounters.Drop;
 import org.jflannel.linuxnet.NetlinkException;
 import org.jflannel.linuxnet.socket.IoVec;
 import org.jflannel.linuxnet.socket.UdpBatchSocket;
+import org.jflannel.packet.Ipv4;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,6 +1,7 @@
 package org.jflannel.backend.udp;
 
 import java.nio.ByteBuffer;
+import org.jflannel.packet.Ipv4;
 
 /**
  * The ICMP destination-unreachable (network unreachable) reply we write back into the TUN when no

@@ -16,6 +16,7 @@ import org.jflannel.linuxnet.bpf.BpfAsm.Cond;
 import org.jflannel.linuxnet.bpf.BpfAsm.Size;
 import org.jflannel.linuxnet.bpf.BpfAsm;
 import org.jflannel.linuxnet.bpf.BpfMap;
+import org.jflannel.packet.Ipv4;
 
 /**
  * The two tc programs of the kernel datapath ({@link KernelPath}), generated per node because the

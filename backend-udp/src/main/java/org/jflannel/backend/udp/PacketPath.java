@@ -2,6 +2,7 @@ package org.jflannel.backend.udp;
 
 import java.nio.ByteBuffer;
 import org.jflannel.backend.udp.UdpCounters.Drop;
+import org.jflannel.packet.Ipv4;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

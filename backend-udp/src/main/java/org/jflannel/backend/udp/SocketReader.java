@@ -9,6 +9,8 @@ import org.jflannel.linuxnet.socket.DatagramBatch;
 import org.jflannel.linuxnet.socket.IoVec;
 import org.jflannel.linuxnet.socket.UdpBatchSocket;
 import org.jflannel.linuxnet.tun.TunDevice;
+import org.jflannel.packet.Ipv4;
+import org.jflannel.packet.TrainCoalescer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -8,6 +8,9 @@ import org.jflannel.linuxnet.NetlinkException;
 import org.jflannel.linuxnet.socket.IoVec;
 import org.jflannel.linuxnet.socket.UdpBatchSocket;
 import org.jflannel.linuxnet.tun.TunDevice;
+import org.jflannel.packet.Checksum;
+import org.jflannel.packet.TcpSegmenter;
+import org.jflannel.packet.VnetHdr;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

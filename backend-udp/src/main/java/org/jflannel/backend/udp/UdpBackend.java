@@ -2,9 +2,9 @@ package org.jflannel.backend.udp;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
-import java.util.EnumSet;
 import java.util.Objects;
 import org.jflannel.core.Backend;
 import org.jflannel.core.BackendConfig;
@@ -14,10 +14,12 @@ import org.jflannel.core.Lease;
 import org.jflannel.core.LeaseAttrs;
 import org.jflannel.core.NetConf;
 import org.jflannel.core.SubnetManager;
-import org.jflannel.linuxnet.netlink.IpPrefix;
 import org.jflannel.linuxnet.NetlinkException;
-import org.jflannel.linuxnet.tun.TunDevice;
+import org.jflannel.linuxnet.netlink.IpPrefix;
 import org.jflannel.linuxnet.socket.UdpBatchSocket;
+import org.jflannel.linuxnet.tun.TunDevice;
+import org.jflannel.packet.TcpSegmenter;
+import org.jflannel.packet.TrainCoalescer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

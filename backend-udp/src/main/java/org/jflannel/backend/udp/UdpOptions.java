@@ -3,6 +3,7 @@ package org.jflannel.backend.udp;
 import java.util.Locale;
 import java.util.Map;
 import org.jflannel.core.ConfigException;
+import org.jflannel.packet.TrainCoalescer;
 
 /**
  * The udp backend's fast-path switches (DESIGN §6), each on by default and each falling back by

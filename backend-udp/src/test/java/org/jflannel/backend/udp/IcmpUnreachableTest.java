@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
 import org.jflannel.core.Ip4Net;
+import org.jflannel.packet.Ipv4;
+import org.jflannel.packet.Packets;
 import org.junit.jupiter.api.Test;
 
 class IcmpUnreachableTest {

@@ -6,18 +6,19 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 import org.jflannel.core.Ip4Net;
 import org.jflannel.linuxnet.bpf.BpfMap;
 import org.jflannel.linuxnet.bpf.BpfProgram;
+import org.jflannel.packet.Packets;
 import org.jflannel.testbase.NetnsPrivilege;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
 
 /**
  * The decapsulating program run by the kernel on hand-built frames (bpf(2) BPF_PROG_TEST_RUN, so

@@ -6,6 +6,8 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import org.jflannel.backend.udp.UdpCounters.Drop;
 import org.jflannel.core.Ip4Net;
+import org.jflannel.packet.Ipv4;
+import org.jflannel.packet.Packets;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 

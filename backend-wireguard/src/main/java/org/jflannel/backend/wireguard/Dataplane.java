@@ -3,10 +3,6 @@ package org.jflannel.backend.wireguard;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.jflannel.backend.udp.Checksum;
-import org.jflannel.backend.udp.TcpSegmenter;
-import org.jflannel.backend.udp.TrainCoalescer;
-import org.jflannel.backend.udp.VnetHdr;
 import org.jflannel.backend.wireguard.protocol.Device;
 import org.jflannel.backend.wireguard.protocol.Endpoint;
 import org.jflannel.backend.wireguard.protocol.HandshakeLoad;
@@ -16,11 +12,16 @@ import org.jflannel.linuxnet.socket.DatagramBatch;
 import org.jflannel.linuxnet.socket.IoVec;
 import org.jflannel.linuxnet.socket.UdpBatchSocket;
 import org.jflannel.linuxnet.tun.TunDevice;
+import org.jflannel.packet.Checksum;
+import org.jflannel.packet.TcpSegmenter;
+import org.jflannel.packet.TrainCoalescer;
+import org.jflannel.packet.VnetHdr;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The userspace WireGuard's two packet threads over linux-net, with the udp backend's batching.
+ * The userspace WireGuard's two packet threads over linux-net, with the batching of the udp backend (the
+ * {@code packet} module's helpers, which both use).
  *
  * <p>{@code wg-tun-rx} reads {@code flannel-wg} until it is empty. With offloads (the TUN opened
  * with IFF_VNET_HDR, TSO4 and checksum offload on) a read may be a 64 KB TCP super-packet:
@@ -30,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * read costs two system calls, not 90.
  *
  * <p>{@code wg-sock-rx} takes a batch of UDP GRO trains per {@code recvmmsg}, cuts them at the
- * segment size, hands each datagram to the {@link Device}, and what decrypts goes to the udp
- * backend's {@link TrainCoalescer}: consecutive segments of a TCP flow are written to the TUN as
+ * segment size, hands each datagram to the {@link Device}, and what decrypts goes to the
+ * {@link TrainCoalescer}: consecutive segments of a TCP flow are written to the TUN as
  * one super-packet, the rest alone, at the end of the batch. It also runs the protocol's timers
  * every {@value #TICK_MILLIS} ms.
  *

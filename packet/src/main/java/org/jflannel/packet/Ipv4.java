@@ -1,4 +1,4 @@
-package org.jflannel.backend.udp;
+package org.jflannel.packet;
 
 import java.nio.ByteBuffer;
 import org.jflannel.core.Ip4Net;
@@ -8,26 +8,26 @@ import org.jflannel.core.Ip4Net;
  * gets and puts: the buffer's position is never moved). Only what forwarding needs: validation,
  * addresses, protocol, fragment offset, the header checksum and the TTL decrement of RFC 1624.
  */
-final class Ipv4 {
-    static final int MIN_HEADER = 20;
-    static final int PROTO_ICMP = 1;
+public final class Ipv4 {
+    public static final int MIN_HEADER = 20;
+    public static final int PROTO_ICMP = 1;
     private static final int TTL = 8;
     private static final int CHECKSUM = 10;
 
     private Ipv4() {
     }
 
-    static int version(ByteBuffer p) {
+    public static int version(ByteBuffer p) {
         return p.limit() == 0 ? 0 : (p.get(0) & 0xf0) >>> 4;
     }
 
     /** True when the buffer holds a whole IPv4 header and the total length fits in it. */
-    static boolean valid(ByteBuffer p) {
+    public static boolean valid(ByteBuffer p) {
         return valid(p, 0, p.limit());
     }
 
     /** {@link #valid(ByteBuffer)} for the packet at {@code [at, at + len)} of a larger buffer. */
-    static boolean valid(ByteBuffer p, int at, int len) {
+    public static boolean valid(ByteBuffer p, int at, int len) {
         if (len < MIN_HEADER || (p.get(at) & 0xf0) != 0x40) {
             return false;
         }
@@ -36,60 +36,60 @@ final class Ipv4 {
         return ihl >= MIN_HEADER && ihl <= len && total >= ihl && total <= len;
     }
 
-    static int headerLength(ByteBuffer p) {
+    public static int headerLength(ByteBuffer p) {
         return headerLength(p, 0);
     }
 
-    static int headerLength(ByteBuffer p, int at) {
+    public static int headerLength(ByteBuffer p, int at) {
         return (p.get(at) & 0x0f) * 4;
     }
 
-    static int totalLength(ByteBuffer p) {
+    public static int totalLength(ByteBuffer p) {
         return totalLength(p, 0);
     }
 
-    static int totalLength(ByteBuffer p, int at) {
+    public static int totalLength(ByteBuffer p, int at) {
         return p.getShort(at + 2) & 0xffff;
     }
 
-    static int ttl(ByteBuffer p) {
+    public static int ttl(ByteBuffer p) {
         return p.get(TTL) & 0xff;
     }
 
-    static int protocol(ByteBuffer p) {
+    public static int protocol(ByteBuffer p) {
         return p.get(9) & 0xff;
     }
 
-    static int protocol(ByteBuffer p, int at) {
+    public static int protocol(ByteBuffer p, int at) {
         return p.get(at + 9) & 0xff;
     }
 
-    static int checksum(ByteBuffer p) {
+    public static int checksum(ByteBuffer p) {
         return p.getShort(CHECKSUM) & 0xffff;
     }
 
-    static int source(ByteBuffer p) {
+    public static int source(ByteBuffer p) {
         return p.getInt(12);
     }
 
-    static int source(ByteBuffer p, int at) {
+    public static int source(ByteBuffer p, int at) {
         return p.getInt(at + 12);
     }
 
-    static int destination(ByteBuffer p) {
+    public static int destination(ByteBuffer p) {
         return p.getInt(16);
     }
 
-    static int destination(ByteBuffer p, int at) {
+    public static int destination(ByteBuffer p, int at) {
         return p.getInt(at + 16);
     }
 
     /** Fragment offset zero: the first (or only) fragment, the one that carries the transport header. */
-    static boolean firstFragment(ByteBuffer p) {
+    public static boolean firstFragment(ByteBuffer p) {
         return firstFragment(p, 0);
     }
 
-    static boolean firstFragment(ByteBuffer p, int at) {
+    public static boolean firstFragment(ByteBuffer p, int at) {
         return (p.getShort(at + 6) & 0x1fff) == 0;
     }
 
@@ -98,12 +98,12 @@ final class Ipv4 {
      * {@code HC' = ~(~HC + ~m + m')}, which never yields the 0xFFFF that eqn. 2 can). Returns false,
      * leaving the packet untouched, when the TTL would reach 0 (or already is 0): drop it.
      */
-    static boolean decrementTtl(ByteBuffer p) {
+    public static boolean decrementTtl(ByteBuffer p) {
         return decrementTtl(p, 0);
     }
 
     /** {@link #decrementTtl(ByteBuffer)} for the packet starting at {@code at}. */
-    static boolean decrementTtl(ByteBuffer p, int at) {
+    public static boolean decrementTtl(ByteBuffer p, int at) {
         int ttl = p.get(at + TTL) & 0xff;
         if (ttl <= 1) {
             return false;
@@ -118,7 +118,7 @@ final class Ipv4 {
     }
 
     /** The Internet checksum (RFC 1071) of {@code len} bytes from {@code from}. */
-    static int internetChecksum(ByteBuffer p, int from, int len) {
+    public static int internetChecksum(ByteBuffer p, int from, int len) {
         return ~sum(p, from, len) & 0xffff;
     }
 
@@ -128,7 +128,7 @@ final class Ipv4 {
      * added into a 64-bit accumulator, whose carries are folded back at the end (RFC 1071: the sum
      * does not depend on how the words are grouped). This is the per-byte cost of the packet paths.
      */
-    static int sum(ByteBuffer p, int from, int len) {
+    public static int sum(ByteBuffer p, int from, int len) {
         long sum = 0;
         int i = from;
         int end = from + len;
@@ -153,7 +153,7 @@ final class Ipv4 {
     }
 
     /** Checksum of the header as it should be: computed over the header with the checksum field taken as zero. */
-    static int headerChecksumFromScratch(ByteBuffer p) {
+    public static int headerChecksumFromScratch(ByteBuffer p) {
         int stored = p.getShort(CHECKSUM);
         p.putShort(CHECKSUM, (short) 0);
         int c = internetChecksum(p, 0, headerLength(p));
@@ -161,7 +161,7 @@ final class Ipv4 {
         return c;
     }
 
-    static String describe(int address) {
+    public static String describe(int address) {
         return Ip4Net.formatAddress(address);
     }
 

@@ -1,13 +1,13 @@
-package org.jflannel.backend.udp;
+package org.jflannel.packet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
 import org.jflannel.core.Ip4Net;
 import org.jflannel.linuxnet.socket.IoVec;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 class TcpSegmenterTest {
     private static final int ACK = 0x10;

@@ -1,19 +1,19 @@
-package org.jflannel.backend.udp;
+package org.jflannel.packet;
 
 import java.nio.ByteBuffer;
 import org.jflannel.core.Ip4Net;
 
 /** Builds IPv4 packets for the tests, with a header checksum computed from scratch. */
-final class Packets {
+public final class Packets {
     private Packets() {
     }
 
     /** A packet of {@code payload} bytes (0x00, 0x01, ... pattern) with a 20-byte header. */
-    static ByteBuffer ipv4(String src, String dst, int protocol, int ttl, int payload) {
+    public static ByteBuffer ipv4(String src, String dst, int protocol, int ttl, int payload) {
         return ipv4(src, dst, protocol, ttl, payload, 0, 0);
     }
 
-    static ByteBuffer ipv4(String src, String dst, int protocol, int ttl, int payload, int fragmentWord, int id) {
+    public static ByteBuffer ipv4(String src, String dst, int protocol, int ttl, int payload, int fragmentWord, int id) {
         int total = 20 + payload;
         ByteBuffer p = ByteBuffer.allocateDirect(total);
         p.put(0, (byte) 0x45);
@@ -32,17 +32,17 @@ final class Packets {
     }
 
     /** Writes the header checksum computed from scratch. */
-    static void sealHeader(ByteBuffer p) {
+    public static void sealHeader(ByteBuffer p) {
         p.putShort(10, (short) Ipv4.headerChecksumFromScratch(p));
     }
 
     /** True when the header verifies: the sum over it, checksum included, is all ones. */
-    static boolean headerVerifies(ByteBuffer p) {
+    public static boolean headerVerifies(ByteBuffer p) {
         return Ipv4.internetChecksum(p, 0, Ipv4.headerLength(p)) == 0;
     }
 
     /** RFC 1071 one's complement sum over bytes, one 16-bit word at a time: independent of the code under test. */
-    static int onesSum(byte[] bytes) {
+    public static int onesSum(byte[] bytes) {
         long sum = 0;
         for (int i = 0; i < bytes.length; i += 2) {
             int hi = bytes[i] & 0xff;
@@ -56,7 +56,7 @@ final class Packets {
     }
 
     /** Pseudo-header (addresses, protocol 6, TCP length) followed by the TCP segment of the packet at [0, limit). */
-    static byte[] tcpWithPseudoHeader(ByteBuffer p) {
+    public static byte[] tcpWithPseudoHeader(ByteBuffer p) {
         int ihl = (p.get(0) & 0x0f) * 4;
         int tcpLength = p.limit() - ihl;
         byte[] b = new byte[12 + tcpLength];
@@ -73,19 +73,19 @@ final class Packets {
     }
 
     /** The TCP checksum of the packet at [0, limit) is right (independent computation). */
-    static boolean tcpChecksumVerifies(ByteBuffer p) {
+    public static boolean tcpChecksumVerifies(ByteBuffer p) {
         return onesSum(tcpWithPseudoHeader(p)) == 0xffff;
     }
 
     /** Stores the right TCP checksum in the packet at [0, limit) (independent computation). */
-    static void sealTcp(ByteBuffer p) {
+    public static void sealTcp(ByteBuffer p) {
         int ihl = (p.get(0) & 0x0f) * 4;
         p.putShort(ihl + 16, (short) 0);
         p.putShort(ihl + 16, (short) ~onesSum(tcpWithPseudoHeader(p)));
     }
 
     /** Stores the right IP header checksum (independent computation). */
-    static void sealIp(ByteBuffer p) {
+    public static void sealIp(ByteBuffer p) {
         int ihl = (p.get(0) & 0x0f) * 4;
         p.putShort(10, (short) 0);
         byte[] h = new byte[ihl];
@@ -99,7 +99,7 @@ final class Packets {
      * A TCP/IPv4 segment (DF, TTL 64, 12 bytes of options like a timestamp, window 501), payload
      * bytes {@code (seq + i) & 0xff} so that consecutive segments continue one pattern; both checksums sealed.
      */
-    static ByteBuffer tcp(String src, String dst, int sport, int dport, int seq, int id, int flags, int payload) {
+    public static ByteBuffer tcp(String src, String dst, int sport, int dport, int seq, int id, int flags, int payload) {
         int total = 20 + 32 + payload;
         ByteBuffer p = ByteBuffer.allocateDirect(total);
         p.put(0, (byte) 0x45);

@@ -1,4 +1,4 @@
-package org.jflannel.backend.udp;
+package org.jflannel.packet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package org.jflannel.backend.udp;
+package org.jflannel.packet;
 
 import java.nio.ByteBuffer;
 import org.jflannel.linuxnet.socket.IoVec;
@@ -124,11 +124,11 @@ public final class TrainCoalescer {
     }
 
     /** Segments that went into a merged packet, and packets written (merged or not), since start. */
-    long mergedSegments() {
+    public long mergedSegments() {
         return merged;
     }
 
-    long packetsWritten() {
+    public long packetsWritten() {
         return written;
     }
 
