@@ -1,0 +1,106 @@
+package org.jflannel.backend.wireguard.protocol;
+
+import java.security.SecureRandom;
+import java.util.Collection;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The protocol's timers (whitepaper §6, named as wireguard-go names them): what an event arms or
+ * disarms on a peer (a packet sent or received, a handshake completed), and the {@link #tick} that
+ * fires what is due: handshake retries and giving up, keepalives, a new handshake after silence,
+ * key expiry, persistent keepalives. Deadlines live in the {@link Peer}, guarded by it.
+ */
+final class Timers {
+    /** The device's log lines stay under its name. */
+    private static final Logger LOG = LoggerFactory.getLogger(Device.class);
+    private static final long JITTER_NANOS = 333_000_000L;
+
+    private final Timings timings;
+    private final LongSupplier nanos;
+    private final SecureRandom random;
+    private final Counters counters;
+
+    Timers(Timings timings, LongSupplier nanos, SecureRandom random, Counters counters) {
+        this.timings = timings;
+        this.nanos = nanos;
+        this.random = random;
+        this.counters = counters;
+    }
+
+    /** Runs every peer's due timers: handshake retries, keepalives, rekeys, key expiry. */
+    void tick(Collection<Peer> peers, Handshakes handshakes, Transport transport, Sessions sessions) {
+        long now = nanos.getAsLong();
+        for (Peer p : peers) {
+            boolean keepalive = false;
+            synchronized (p) {
+                if (now >= p.retransmitHandshakeAt) {
+                    p.retransmitHandshakeAt = Peer.OFF;
+                    if (p.handshakeAttempts >= timings.maxHandshakeAttempts()) {
+                        LOG.info("wireguard handshake gave up peer={} attempts={}", p, p.handshakeAttempts);
+                        p.staged.clear();
+                        if (p.zeroKeysAt == Peer.OFF) {
+                            p.zeroKeysAt = now + 3 * timings.rejectAfterTime().toNanos();
+                        }
+                    } else {
+                        p.handshakeAttempts++;
+                        handshakes.sendInitiation(p, now, true);
+                    }
+                }
+                if (now >= p.sendKeepaliveAt) {
+                    p.sendKeepaliveAt = Peer.OFF;
+                    keepalive = true;
+                    if (p.needAnotherKeepalive) {
+                        p.needAnotherKeepalive = false;
+                        p.sendKeepaliveAt = now + timings.keepaliveTimeout().toNanos();
+                    }
+                }
+                if (now >= p.newHandshakeAt) {
+                    // we sent data and heard nothing back for KEEPALIVE + REKEY_TIMEOUT: the session may be dead
+                    p.newHandshakeAt = Peer.OFF;
+                    handshakes.sendInitiation(p, now, false);
+                }
+                if (now >= p.zeroKeysAt) {
+                    p.zeroKeysAt = Peer.OFF;
+                    sessions.zeroKeys(p);
+                }
+                if (now >= p.persistentKeepaliveAt) {
+                    p.persistentKeepaliveAt = Peer.OFF;
+                    keepalive = true;
+                }
+            }
+            if (keepalive) {
+                transport.sendKeepalive(p);
+            }
+        }
+    }
+
+    /** Holding p: any authenticated packet sent or received re-arms the persistent keepalive. */
+    void anyAuthenticatedPacketTraversal(Peer p, long now) {
+        int k = p.persistentKeepaliveSeconds;
+        if (k > 0) {
+            p.persistentKeepaliveAt = now + k * 1_000_000_000L;
+        }
+    }
+
+    /** Holding p: data sent; unless an answer comes within KEEPALIVE + REKEY_TIMEOUT, a new handshake. */
+    void dataSent(Peer p, long now) {
+        if (p.newHandshakeAt == Peer.OFF) {
+            p.newHandshakeAt = now + timings.keepaliveTimeout().toNanos() + timings.rekeyTimeout().toNanos() + jitter();
+        }
+    }
+
+    /** Holding p: a session came up, the retries stop. */
+    void handshakeComplete(Peer p, long now) {
+        p.retransmitHandshakeAt = Peer.OFF;
+        p.handshakeAttempts = 0;
+        p.sentLastMinuteHandshake = false;
+        p.lastHandshakeCompletedNanos = now;
+        counters.handshakesCompleted.increment();
+    }
+
+    long jitter() {
+        return (long) (random.nextDouble() * JITTER_NANOS);
+    }
+}
