@@ -76,6 +76,17 @@ class WireguardNetworkTest {
     }
 
     @Test
+    void aNewEndpointForTheSameKeyUpdatesThePeerInPlaceKeepingItsSessions() {
+        byte[] k = X25519.publicKey(X25519.generatePrivate(RANDOM));
+        network.apply(List.of(LeaseEvent.added(lease("10.244.2.0/24", "192.0.2.2", "wireguard", data(k, 6000)))));
+        Peer before = device.peer(k).orElseThrow();
+        network.apply(List.of(LeaseEvent.added(lease("10.244.2.0/24", "192.0.2.22", "wireguard", data(k, 6001)))));
+        assertThat(device.peer(k).orElseThrow()).as("updated as wg set does, not removed and added again").isSameAs(before);
+        assertThat(before.endpoint()).isEqualTo(new Endpoint(Ip4Net.parseAddress("192.0.2.22"), 6001));
+        assertThat(network.peers()).isEqualTo(1);
+    }
+
+    @Test
     void otherBackendsAndUnusableDataAreSkippedWithoutHarmingTheOthers() {
         byte[] k = X25519.publicKey(X25519.generatePrivate(RANDOM));
         network.apply(List.of(

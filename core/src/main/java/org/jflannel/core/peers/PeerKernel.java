@@ -13,7 +13,8 @@ import org.jflannel.core.Lease;
  * plans and keeps the set of entries that failed to write.
  *
  * @param <E> one unit the backend writes as a whole: vxlan a peer family's neighbour + FDB entry + route,
- *            host-gw a route, udp a peer of its table
+ *            host-gw a route, udp a peer of its table, wireguard a peer of its userspace device, extension the
+ *            operator's commands for a lease
  */
 public interface PeerKernel<E> {
 
@@ -40,6 +41,15 @@ public interface PeerKernel<E> {
      * the repair. {@code failedBefore}: its last write failed too.
      */
     boolean repair(ReadBack.Missing<E> missing, boolean failedBefore) throws InterruptedException;
+
+    /**
+     * Whether writing {@code next} updates {@code stale} in place (one slot in the kernel's table: a WireGuard
+     * peer by its public key keeps its sessions; an operator's add command is simply run again), so that a
+     * changed lease's stale entry is not deleted before the new one is written. Default: no, deleted first.
+     */
+    default boolean updatesInPlace(E stale, E next) {
+        return false;
+    }
 
     /** Deletes an entry, quietly when it is gone; a failure is logged and counted here. */
     void delete(E entry);

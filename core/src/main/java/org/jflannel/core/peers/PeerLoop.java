@@ -153,7 +153,8 @@ public final class PeerLoop<E> implements Healing.Target {
             LOG.warn("peer refused lease={} {}", lease.key(), refusal);
         }
         if (old != null) {
-            delete(old.entries(), plan.entries()); // the peer changed address or MAC: its old entries go first
+            // the peer changed address or MAC: its old entries go first, unless the new ones update them in place
+            delete(old.entries(), plan.entries());
         }
         programmed.put(plan.key(), plan);
         for (E e : plan.entries()) {
@@ -196,10 +197,11 @@ public final class PeerLoop<E> implements Healing.Target {
         }
     }
 
+    /** Deletes {@code entries} but those in {@code keep} or that an entry of {@code keep} updates in place. */
     private void delete(List<E> entries, List<E> keep) {
         for (E e : entries) {
             failing.remove(e);
-            if (!keep.contains(e)) {
+            if (!keep.contains(e) && keep.stream().noneMatch(k -> kernel.updatesInPlace(e, k))) {
                 kernel.delete(e);
             }
         }

@@ -23,6 +23,8 @@ final class FakeKernel implements PeerKernel<String> {
     final Set<String> unreachable = new HashSet<>();
     final List<Writing<String>> writings = new ArrayList<>();
     Devices devices = Devices.READY;
+    /** Entries of one subnet are one slot: a new one updates the old in place (as a WireGuard peer's key). */
+    boolean inPlace;
     /** The dump fails. */
     boolean readFails;
 
@@ -63,6 +65,9 @@ final class FakeKernel implements PeerKernel<String> {
             if (refuse.contains(e)) {
                 failed.add(e);
             } else {
+                if (inPlace) {
+                    table.removeIf(have -> updatesInPlace(have, e));
+                }
                 table.add(e);
             }
         }
@@ -77,6 +82,11 @@ final class FakeKernel implements PeerKernel<String> {
         }
         table.add(missing.entry());
         return true;
+    }
+
+    @Override
+    public boolean updatesInPlace(String stale, String next) {
+        return inPlace && stale.substring(0, stale.indexOf('@')).equals(next.substring(0, next.indexOf('@')));
     }
 
     @Override

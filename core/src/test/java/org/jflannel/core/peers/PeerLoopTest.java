@@ -54,6 +54,20 @@ class PeerLoopTest {
     }
 
     @Test
+    void aChangedLeaseWhoseNewEntryUpdatesTheOldInPlaceIsOnlyWritten() {
+        kernel.inPlace = true;
+        loop.apply(List.of(added(A)));
+        kernel.calls.clear();
+
+        loop.apply(List.of(added(A_MOVED)));
+
+        assertThat(kernel.calls).containsExactly("+10.244.2.0/24@192.0.2.22");
+        assertThat(kernel.table).containsExactly("10.244.2.0/24@192.0.2.22");
+        loop.apply(List.of(removed(A_MOVED)));
+        assertThat(kernel.calls).containsExactly("+10.244.2.0/24@192.0.2.22", "-10.244.2.0/24@192.0.2.22");
+    }
+
+    @Test
     void anUnchangedLeaseIsWrittenAgainAndNothingDeleted() {
         loop.apply(List.of(added(A)));
         kernel.calls.clear();
