@@ -119,6 +119,22 @@ class ExtensionBackendTest {
     }
 
     @Test
+    void aChangedLeaseOnlyRunsTheAddCommandAgainAndOneTurnedUnusableRunsNothing() throws Exception {
+        String cfg = "{\"Type\":\"extension\",\"SubnetAddCommand\":" + json(recorder("add", "ok", 0))
+                + ",\"SubnetRemoveCommand\":" + json(recorder("remove", "gone", 0)) + "}";
+        FakeSubnets subnets = new FakeSubnets(conf(cfg), Ip4Net.parse("10.244.7.0/24"), null);
+        try (ExtensionNetwork n = new ExtensionBackend(ext()).register(conf(cfg), subnets)) {
+            n.apply(List.of(LeaseEvent.added(peer("10.244.8.0/24", "192.0.2.8", "extension", "\"key-8\""))));
+            n.apply(List.of(LeaseEvent.added(peer("10.244.8.0/24", "192.0.2.88", "extension", "\"key-8b\""))));
+            n.apply(List.of(LeaseEvent.added(peer("10.244.8.0/24", "192.0.2.88", "extension", "{\"not\":\"a string\"}"))));
+            n.apply(List.of(LeaseEvent.removed(peer("10.244.8.0/24", "192.0.2.88", "extension", "{\"not\":\"a string\"}"))));
+            assertThat(log()).as("as upstream: never remove-then-add, nothing for data that does not decode").containsExactly(
+                    "add args=10.244.8.0/24 subnet=10.244.8.0/24 ip=192.0.2.8 net= stdin=key-8",
+                    "add args=10.244.8.0/24 subnet=10.244.8.0/24 ip=192.0.2.88 net= stdin=key-8b");
+        }
+    }
+
+    @Test
     void aCommandThatHangsIsKilledAfterItsTimeoutAndTheNextRuns() throws Exception {
         CommandRunner runner = new CommandRunner(Map.of("PATH", "/usr/bin:/bin"), Duration.ofMillis(300));
         CommandRunner.Result r = runner.run("sleep 30", Map.of(), "");

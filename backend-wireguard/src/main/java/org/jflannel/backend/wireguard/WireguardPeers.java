@@ -100,10 +100,13 @@ final class WireguardPeers implements PeerKernel<WgPeer> {
         }
     }
 
-    /** The same key: the device updates the peer (endpoint, allowed IPs) and keeps its sessions. */
+    /**
+     * A changed lease under the same key: the device updates the peer (endpoint, allowed IPs) and keeps its
+     * sessions. A lease that turned unusable leaves its peer as it was (upstream's too: it logs and goes on).
+     */
     @Override
-    public boolean updatesInPlace(WgPeer stale, WgPeer next) {
-        return stale.publicKey().equals(next.publicKey());
+    public boolean keepsOnChange(WgPeer stale, List<WgPeer> next) {
+        return next.isEmpty() || next.stream().anyMatch(p -> p.publicKey().equals(stale.publicKey()));
     }
 
     /** Never asked: {@link #readBack} finds nothing missing. */

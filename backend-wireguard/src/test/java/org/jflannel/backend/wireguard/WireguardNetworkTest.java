@@ -87,6 +87,15 @@ class WireguardNetworkTest {
     }
 
     @Test
+    void aLeaseWhoseDataTurnsUnusableLeavesItsPeerAsUpstreamDoes() {
+        byte[] k = X25519.publicKey(X25519.generatePrivate(RANDOM));
+        network.apply(List.of(LeaseEvent.added(lease("10.244.2.0/24", "192.0.2.2", "wireguard", data(k, 6000)))));
+        network.apply(List.of(LeaseEvent.added(lease("10.244.2.0/24", "192.0.2.2", "wireguard", "{\"PublicKey\":\"short\"}"))));
+        assertThat(device.peer(k)).isPresent();
+        assertThat(device.route(Ip4Net.parseAddress("10.244.2.1"))).isSameAs(device.peer(k).orElseThrow());
+    }
+
+    @Test
     void otherBackendsAndUnusableDataAreSkippedWithoutHarmingTheOthers() {
         byte[] k = X25519.publicKey(X25519.generatePrivate(RANDOM));
         network.apply(List.of(

@@ -43,11 +43,14 @@ public interface PeerKernel<E> {
     boolean repair(ReadBack.Missing<E> missing, boolean failedBefore) throws InterruptedException;
 
     /**
-     * Whether writing {@code next} updates {@code stale} in place (one slot in the kernel's table: a WireGuard
-     * peer by its public key keeps its sessions; an operator's add command is simply run again), so that a
-     * changed lease's stale entry is not deleted before the new one is written. Default: no, deleted first.
+     * Whether a changed lease's stale entry stays rather than being deleted first. {@code next} holds the
+     * lease's new entries (written right after: a WireGuard peer under the same public key is updated in
+     * place and keeps its sessions), or nothing when the lease is now skipped (unusable, another backend's);
+     * what stays is no longer the loop's to remove. Upstream's extension backend never runs the remove
+     * command on a change, and its wireguard backend leaves a peer whose lease turned unusable.
+     * Default: no, deleted first.
      */
-    default boolean updatesInPlace(E stale, E next) {
+    default boolean keepsOnChange(E stale, List<E> next) {
         return false;
     }
 

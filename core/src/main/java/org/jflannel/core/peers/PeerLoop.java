@@ -143,7 +143,7 @@ public final class PeerLoop<E> implements Healing.Target {
             }
             LOG.warn("{} lease={}", s.reason(), lease.key());
             if (old != null) {
-                delete(old.entries(), List.of());
+                retire(old.entries(), List.of());
             }
             return;
         }
@@ -153,8 +153,7 @@ public final class PeerLoop<E> implements Healing.Target {
             LOG.warn("peer refused lease={} {}", lease.key(), refusal);
         }
         if (old != null) {
-            // the peer changed address or MAC: its old entries go first, unless the new ones update them in place
-            delete(old.entries(), plan.entries());
+            retire(old.entries(), plan.entries()); // the peer changed address or MAC: its old entries go first
         }
         programmed.put(plan.key(), plan);
         for (E e : plan.entries()) {
@@ -173,7 +172,7 @@ public final class PeerLoop<E> implements Healing.Target {
         for (E e : entries) {
             LOG.info("lease removed {}", kernel.describe(e));
         }
-        delete(entries, List.of());
+        delete(entries);
     }
 
     /** Writes the pending entries; what failed is remembered for the full passes. */
@@ -197,13 +196,20 @@ public final class PeerLoop<E> implements Healing.Target {
         }
     }
 
-    /** Deletes {@code entries} but those in {@code keep} or that an entry of {@code keep} updates in place. */
-    private void delete(List<E> entries, List<E> keep) {
-        for (E e : entries) {
+    /** A changed lease's stale entries: deleted, but those its new plan has too and those the kernel side keeps. */
+    private void retire(List<E> stale, List<E> next) {
+        for (E e : stale) {
             failing.remove(e);
-            if (!keep.contains(e) && keep.stream().noneMatch(k -> kernel.updatesInPlace(e, k))) {
+            if (!next.contains(e) && !kernel.keepsOnChange(e, next)) {
                 kernel.delete(e);
             }
+        }
+    }
+
+    private void delete(List<E> entries) {
+        for (E e : entries) {
+            failing.remove(e);
+            kernel.delete(e);
         }
     }
 

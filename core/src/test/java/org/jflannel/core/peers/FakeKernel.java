@@ -25,6 +25,8 @@ final class FakeKernel implements PeerKernel<String> {
     Devices devices = Devices.READY;
     /** Entries of one subnet are one slot: a new one updates the old in place (as a WireGuard peer's key). */
     boolean inPlace;
+    /** Entries stay when their lease turns unusable (as upstream's extension and wireguard backends). */
+    boolean keepWhenSkipped;
     /** The dump fails. */
     boolean readFails;
 
@@ -66,7 +68,7 @@ final class FakeKernel implements PeerKernel<String> {
                 failed.add(e);
             } else {
                 if (inPlace) {
-                    table.removeIf(have -> updatesInPlace(have, e));
+                    table.removeIf(have -> sameSlot(have, e));
                 }
                 table.add(e);
             }
@@ -85,8 +87,12 @@ final class FakeKernel implements PeerKernel<String> {
     }
 
     @Override
-    public boolean updatesInPlace(String stale, String next) {
-        return inPlace && stale.substring(0, stale.indexOf('@')).equals(next.substring(0, next.indexOf('@')));
+    public boolean keepsOnChange(String stale, List<String> next) {
+        return next.isEmpty() ? keepWhenSkipped : inPlace && next.stream().anyMatch(n -> sameSlot(stale, n));
+    }
+
+    private static boolean sameSlot(String a, String b) {
+        return a.substring(0, a.indexOf('@')).equals(b.substring(0, b.indexOf('@')));
     }
 
     @Override

@@ -120,6 +120,19 @@ class PeerLoopTest {
     }
 
     @Test
+    void aLeaseThatTurnsUnusableKeepsItsEntriesWhenTheKernelSideKeepsThem() {
+        kernel.keepWhenSkipped = true;
+        loop.apply(List.of(added(A)));
+        kernel.calls.clear();
+
+        loop.apply(List.of(added(new Lease(A.subnet(), null, new LeaseAttrs(ip("192.0.2.2"), null, "udp", null, null), null))));
+
+        assertThat(kernel.calls).isEmpty();
+        assertThat(kernel.table).containsExactly("10.244.2.0/24@192.0.2.2");
+        assertThat(loop.peers()).as("no longer the loop's").isZero();
+    }
+
+    @Test
     void aFailedWriteIsRetriedByFullPassesOnly() {
         kernel.refuse.add("10.244.2.0/24@192.0.2.2");
         loop.apply(List.of(added(A))); // the first batch's pass is a full one: one repair attempt
