@@ -1,14 +1,12 @@
 package org.jflannel.backend.extension;
 
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import org.jflannel.core.BackendConfig;
 import org.jflannel.core.Lease;
-import org.jflannel.core.peers.Devices;
 import org.jflannel.core.peers.LeasePlan;
-import org.jflannel.core.peers.PeerKernel;
+import org.jflannel.core.peers.OwnTable;
 import org.jflannel.core.peers.PeerLoop;
 import org.jflannel.core.peers.ReadBack;
 import org.jflannel.core.peers.Writing;
@@ -24,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * command is logged with its exit status and output while the next events go on. The commands' effects
  * are the operator's: nothing to read back, nothing re-run on reconcile.
  */
-final class ExtensionCommands implements PeerKernel<ExtensionPeer> {
+final class ExtensionCommands implements OwnTable<ExtensionPeer> {
     private static final Logger LOG = LoggerFactory.getLogger(ExtensionNetwork.class);
 
     private final BackendConfig.Extension cfg;
@@ -83,7 +81,7 @@ final class ExtensionCommands implements PeerKernel<ExtensionPeer> {
         return true;
     }
 
-    /** Never asked: {@link #readBack} finds nothing missing. */
+    /** Never asked: an own table has nothing missing. */
     @Override
     public boolean repair(ReadBack.Missing<ExtensionPeer> missing, boolean failedBefore) throws InterruptedException {
         return write(List.of(missing.entry()), new Writing<>(false, false, java.util.Set.of())).isEmpty();
@@ -116,16 +114,5 @@ final class ExtensionCommands implements PeerKernel<ExtensionPeer> {
 
     private static String address(Lease l) {
         return l.attrs().publicIp() == null ? "" : l.attrs().publicIp().getHostAddress();
-    }
-
-    @Override
-    public Devices devices() {
-        return Devices.READY;
-    }
-
-    /** The commands' effects are the operator's: nothing to compare them with. */
-    @Override
-    public ReadBack<ExtensionPeer> readBack(Collection<ExtensionPeer> desired, boolean withStrays) {
-        return ReadBack.nothing();
     }
 }

@@ -1,17 +1,15 @@
 package org.jflannel.backend.udp;
 
 import java.net.Inet4Address;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.jflannel.core.Ip4Net;
 import org.jflannel.core.Lease;
 import org.jflannel.core.LeaseEvent;
-import org.jflannel.core.peers.Devices;
 import org.jflannel.core.peers.LeasePlan;
 import org.jflannel.core.peers.LoopCounters;
-import org.jflannel.core.peers.PeerKernel;
+import org.jflannel.core.peers.OwnTable;
 import org.jflannel.core.peers.PeerLoop;
 import org.jflannel.core.peers.ReadBack;
 import org.jflannel.core.peers.Writing;
@@ -46,8 +44,8 @@ final class PeerBook {
         return List.copyOf(peers.values());
     }
 
-    /** The loop's kernel side: the peer map. */
-    private final class Table implements PeerKernel<Peer> {
+    /** The loop's kernel side: the peer map, ours alone (nothing to read back). */
+    private final class Table implements OwnTable<Peer> {
         private final int port;
 
         Table(int port) {
@@ -93,17 +91,6 @@ final class PeerBook {
         @Override
         public void delete(Peer p) {
             peers.remove(p.subnet(), p);
-        }
-
-        @Override
-        public Devices devices() {
-            return Devices.READY;
-        }
-
-        /** The table is ours alone: nothing can drift. */
-        @Override
-        public ReadBack<Peer> readBack(Collection<Peer> desired, boolean withStrays) {
-            return ReadBack.nothing();
         }
     }
 }

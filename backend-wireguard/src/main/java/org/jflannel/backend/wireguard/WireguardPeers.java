@@ -2,7 +2,6 @@ package org.jflannel.backend.wireguard;
 
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import org.jflannel.backend.wireguard.protocol.AllowedIp;
@@ -10,9 +9,8 @@ import org.jflannel.backend.wireguard.protocol.Device;
 import org.jflannel.backend.wireguard.protocol.Endpoint;
 import org.jflannel.core.BackendConfig;
 import org.jflannel.core.Lease;
-import org.jflannel.core.peers.Devices;
 import org.jflannel.core.peers.LeasePlan;
-import org.jflannel.core.peers.PeerKernel;
+import org.jflannel.core.peers.OwnTable;
 import org.jflannel.core.peers.PeerLoop;
 import org.jflannel.core.peers.ReadBack;
 import org.jflannel.core.peers.Writing;
@@ -29,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * on). The table is ours alone and {@code flannel-wg} with its route goes with the process: nothing to
  * read back or heal.
  */
-final class WireguardPeers implements PeerKernel<WgPeer> {
+final class WireguardPeers implements OwnTable<WgPeer> {
     private static final Logger LOG = LoggerFactory.getLogger(WireguardPeers.class);
     static final String TYPE = "wireguard";
 
@@ -109,7 +107,7 @@ final class WireguardPeers implements PeerKernel<WgPeer> {
         return next.isEmpty() || next.stream().anyMatch(p -> p.publicKey().equals(stale.publicKey()));
     }
 
-    /** Never asked: {@link #readBack} finds nothing missing. */
+    /** Never asked: an own table has nothing missing. */
     @Override
     public boolean repair(ReadBack.Missing<WgPeer> missing, boolean failedBefore) {
         return set(missing.entry());
@@ -119,16 +117,5 @@ final class WireguardPeers implements PeerKernel<WgPeer> {
     public void delete(WgPeer p) {
         device.removePeer(p.key()); // its sessions and allowed IPs go
         LOG.info("wireguard peer removed publicKey={}", p.publicKey());
-    }
-
-    @Override
-    public Devices devices() {
-        return Devices.READY;
-    }
-
-    /** The peer table is ours alone: nothing can drift. */
-    @Override
-    public ReadBack<WgPeer> readBack(Collection<WgPeer> desired, boolean withStrays) {
-        return ReadBack.nothing();
     }
 }

@@ -220,13 +220,10 @@ final class Handshakes {
                 if (p.current != null) {
                     sessions.forget(p.current);
                 }
+                p.current = kp;
             } else {
-                if (p.previous != null) {
-                    sessions.forget(p.previous);
-                }
-                p.previous = p.current;
+                sessions.makeCurrent(p, kp);
             }
-            p.current = kp;
             p.endpoint = from;
             timers.handshakeComplete(p, now);
             p.zeroKeysAt = now + 3 * timings.rejectAfterTime().toNanos();

@@ -138,11 +138,7 @@ final class Receiver {
         boolean confirmed = false;
         synchronized (p) {
             if (kp == p.next) {
-                if (p.previous != null) {
-                    sessions.forget(p.previous);
-                }
-                p.previous = p.current;
-                p.current = kp;
+                sessions.makeCurrent(p, kp);
                 p.next = null;
                 timers.handshakeComplete(p, now);
                 confirmed = true;

@@ -62,6 +62,15 @@ final class Sessions {
         p.handshake.zero();
     }
 
+    /** Holding p: {@code kp} becomes current, the current one previous, the previous one forgotten. */
+    void makeCurrent(Peer p, Keypair kp) {
+        if (p.previous != null) {
+            forget(p.previous);
+        }
+        p.previous = p.current;
+        p.current = kp;
+    }
+
     void forget(Keypair k) {
         indices.remove(k.localIndex);
         k.wipe();
