@@ -266,6 +266,25 @@ public final class Device {
         return sealWith(r.keypair, r.counter, packet, off, len, out, outOff);
     }
 
+    /**
+     * {@link #sealReserved} in place, without a copy: the packet is at {@code buf[at + DATA_HEADER,
+     * … + len)} (reserved with that offset) and the array has room after it for the padding and the
+     * tag ({@link #sealedSize}); the datagram is written over it from {@code buf[at]}. Returns its
+     * length. Any thread.
+     */
+    public int sealReservedInPlace(Reservation r, byte[] buf, int at, int len) {
+        Keypair kp = r.keypair;
+        int padded = padded(len);
+        Arrays.fill(buf, at + DATA_HEADER + len, at + DATA_HEADER + padded, (byte) 0); // the zero padding is sealed too
+        u32(buf, at, DATA);
+        u32(buf, at + DATA_RECEIVER, kp.remoteIndex);
+        u64(buf, at + DATA_COUNTER, r.counter);
+        int n = aead.get().seal(kp.sendKey, r.counter, buf, at + DATA_HEADER, padded, buf, at + DATA_HEADER);
+        counters.txPackets.increment();
+        counters.txBytes.add(len);
+        return DATA_HEADER + n;
+    }
+
     private int sealWith(Keypair kp, long counter, byte[] packet, int off, int len, byte[] out, int outOff) {
         int padded = padded(len);
         u32(out, outOff, DATA);
