@@ -28,6 +28,9 @@
 #                                                     JFLANNEL_WG_OFFLOAD=0 (no TSO, GSO, GRO: a packet per system call);
 #                                                     WG_AB_ENV=VAR=value instead: that variable (variant flannel-b),
 #                                                     e.g. WG_AB_ENV=JFLANNEL_WG_CRYPTO_THREADS=0
+#   WG_AB_FLANNELD=/path/bin/flanneld                wireguard, with WG_AB=1: the second pair (variant flannel-b) runs that
+#                                                     launcher (another build: before/after in one run; its own flanneld/target),
+#                                                     with WG_AB_ENV too when given
 #   IPERF_AFFINITY=0,1                               iperf3 -A: client on CPU 0, server on CPU 1 (steadier, both variants)
 #   FLANNELD_JAVA_OPTS=...                           extra JVM options for flanneld
 #   FLANNELD_JIT=c1|c2                               flanneld's JIT (bin/flanneld); BACKEND=udp defaults to c2,
@@ -140,7 +143,7 @@ flannel_pair() { # nsX nsY dir ipmasq(1/0) [VAR=value...]: etcd in X, flanneld i
     for n in "$x" "$y"; do
         mkdir -p "$dir/$n"
         # WIREGUARD_KEY_FILE: each node its own key (the default /run/flannel/wgkey is shared by all namespaces)
-        ip netns exec "$n" env WIREGUARD_KEY_FILE="$dir/$n/wgkey" "$@" "$ROOT/bin/flanneld" --etcd-endpoints=http://192.0.2.1:2379 --iface=eth0 \
+        ip netns exec "$n" env WIREGUARD_KEY_FILE="$dir/$n/wgkey" "$@" "${PAIR_FLANNELD:-$ROOT/bin/flanneld}" --etcd-endpoints=http://192.0.2.1:2379 --iface=eth0 \
             $([ "$BACKEND" = udp ] || [ "$BACKEND" = wireguard ] && echo --healthz-port=8081) \
             $([ "$masq" = 1 ] && echo --ip-masq) --subnet-file="$dir/$n/subnet.env" >"$dir/$n/flanneld.log" 2>&1 &
         PIDS+=($!)
@@ -200,10 +203,12 @@ AB_NAME=flannel-threads; AB_ENV=JFLANNEL_UDP_KERNEL=0
 if [ "$WG_AB" = 1 ]; then # wireguard: the second pair without the batching (one packet per system call)
     UDP_AB=1; AB_NAME=flannel-nooffload; AB_ENV=JFLANNEL_WG_OFFLOAD=0
     [ -z "${WG_AB_ENV:-}" ] || { AB_NAME=flannel-b; AB_ENV=$WG_AB_ENV; }
+    [ -z "${WG_AB_FLANNELD:-}" ] || { AB_NAME=flannel-b; AB_ENV=${WG_AB_ENV:-WG_AB=1}; }
+    echo "# variant $AB_NAME: ${WG_AB_FLANNELD:-$ROOT/bin/flanneld} with $AB_ENV"
 fi
 if [ "$UDP_AB" = 1 ]; then
     J=${P}j; K=${P}k; PJ=${P}pj; PK=${P}pk
-    flannel_pair "$J" "$K" "$D/threads" 1 "$AB_ENV"
+    PAIR_FLANNELD=${WG_AB_FLANNELD:-} flannel_pair "$J" "$K" "$D/threads" 1 "$AB_ENV"
     PIDS_T=$PAIR_PIDS
     mkns "$PJ"; mkns "$PK"
     IPJ=$(cni_add "$J" "$PJ" "$D/threads/$J" "")
