@@ -28,6 +28,11 @@
 #                                                     JFLANNEL_WG_OFFLOAD=0 (no TSO, GSO, GRO: a packet per system call);
 #                                                     WG_AB_ENV=VAR=value instead: that variable (variant flannel-b),
 #                                                     e.g. WG_AB_ENV=JFLANNEL_WG_CRYPTO_THREADS=0
+#   WG_AB_FLANNELD=/path/bin/flanneld                wireguard, with WG_AB=1: the second pair (variant flannel-b) runs that
+#                                                     launcher (another build: before/after in one run; its own flanneld/target),
+#                                                     with WG_AB_ENV too when given
+#   WARMUP=SECONDS                                   an untimed iperf3 run through each flannel pair first (the daemons' JIT warm, as
+#                                                     in a long-running node; default 0)
 #   IPERF_AFFINITY=0,1                               iperf3 -A: client on CPU 0, server on CPU 1 (steadier, both variants)
 #   FLANNELD_JAVA_OPTS=...                           extra JVM options for flanneld
 #   FLANNELD_JIT=c1|c2                               flanneld's JIT (bin/flanneld); BACKEND=udp defaults to c2,
@@ -63,6 +68,9 @@ if [ "$BACKEND" = wireguard ]; then
     # the userspace WireGuard seals and opens every packet in the daemon: C2, and a JDK with the
     # ChaCha20-Poly1305 intrinsics (Temurin 25, as the image ships; JDK 17's are ~3.5x slower)
     export FLANNELD_JIT=${FLANNELD_JIT:-c2}
+    # and a 16 MB young generation (manifests/overlays/wireguard): the JDK's AEAD allocates ~2.3 KB per
+    # message, so the launcher's 2 MB one means ~60 young collections a second per Gbit/s (docs/benchmarks.md)
+    export FLANNELD_JAVA_OPTS=${FLANNELD_JAVA_OPTS-"-Xms24m -Xmn16m"}
     T25=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java
     [ -n "${JAVA:-}" ] || [ ! -x "$T25" ] || export JAVA=$T25
 fi
@@ -140,7 +148,7 @@ flannel_pair() { # nsX nsY dir ipmasq(1/0) [VAR=value...]: etcd in X, flanneld i
     for n in "$x" "$y"; do
         mkdir -p "$dir/$n"
         # WIREGUARD_KEY_FILE: each node its own key (the default /run/flannel/wgkey is shared by all namespaces)
-        ip netns exec "$n" env WIREGUARD_KEY_FILE="$dir/$n/wgkey" "$@" "$ROOT/bin/flanneld" --etcd-endpoints=http://192.0.2.1:2379 --iface=eth0 \
+        ip netns exec "$n" env WIREGUARD_KEY_FILE="$dir/$n/wgkey" "$@" "${PAIR_FLANNELD:-$ROOT/bin/flanneld}" --etcd-endpoints=http://192.0.2.1:2379 --iface=eth0 \
             $([ "$BACKEND" = udp ] || [ "$BACKEND" = wireguard ] && echo --healthz-port=8081) \
             $([ "$masq" = 1 ] && echo --ip-masq) --subnet-file="$dir/$n/subnet.env" >"$dir/$n/flanneld.log" 2>&1 &
         PIDS+=($!)
@@ -200,10 +208,12 @@ AB_NAME=flannel-threads; AB_ENV=JFLANNEL_UDP_KERNEL=0
 if [ "$WG_AB" = 1 ]; then # wireguard: the second pair without the batching (one packet per system call)
     UDP_AB=1; AB_NAME=flannel-nooffload; AB_ENV=JFLANNEL_WG_OFFLOAD=0
     [ -z "${WG_AB_ENV:-}" ] || { AB_NAME=flannel-b; AB_ENV=$WG_AB_ENV; }
+    [ -z "${WG_AB_FLANNELD:-}" ] || { AB_NAME=flannel-b; AB_ENV=${WG_AB_ENV:-WG_AB=1}; }
+    echo "# variant $AB_NAME: ${WG_AB_FLANNELD:-$ROOT/bin/flanneld} with $AB_ENV"
 fi
 if [ "$UDP_AB" = 1 ]; then
     J=${P}j; K=${P}k; PJ=${P}pj; PK=${P}pk
-    flannel_pair "$J" "$K" "$D/threads" 1 "$AB_ENV"
+    PAIR_FLANNELD=${WG_AB_FLANNELD:-} flannel_pair "$J" "$K" "$D/threads" 1 "$AB_ENV"
     PIDS_T=$PAIR_PIDS
     mkns "$PJ"; mkns "$PK"
     IPJ=$(cni_add "$J" "$PJ" "$D/threads/$J" "")
@@ -366,6 +376,13 @@ run() { # variant client-ns server-ip round streams ["flanneld-pid-a flanneld-pi
         case $1 in flannel) R_F+=("$gbps") ;; kernel) R_K+=("$gbps") ;; flannel-nomasq) R_N+=("$gbps") ;; kernel+iptables) R_I+=("$gbps") ;; esac
     fi
 }
+WARMUP=${WARMUP:-0}
+if [ "$WARMUP" -gt 0 ]; then # untimed: every flannel pair carries traffic once before anything is measured
+    timeout $((WARMUP + 30)) ip netns exec "$PA" iperf3 -c "$IPB" -p 5201 -t "$WARMUP" >/dev/null || true
+    [ "$UDP_AB" != 1 ] || timeout $((WARMUP + 30)) ip netns exec "$PJ" iperf3 -c "$IPK" -p 5201 -t "$WARMUP" >/dev/null || true
+    [ "$NOMASQ" != 1 ] || timeout $((WARMUP + 30)) ip netns exec "$PG" iperf3 -c "$IPH" -p 5201 -t "$WARMUP" >/dev/null || true
+    echo "# warm-up: ${WARMUP}s through each flannel pair, untimed; load1 $(cut -d' ' -f1 /proc/loadavg)"
+fi
 for r in $(seq 1 "$ROUNDS"); do
     for st in $STREAMS; do
         # the flannel variants and the kernel baseline, interleaved; the order rotates every round

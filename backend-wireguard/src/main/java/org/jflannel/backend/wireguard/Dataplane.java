@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 import org.jflannel.backend.wireguard.protocol.Device;
 import org.jflannel.backend.wireguard.protocol.Endpoint;
 import org.jflannel.backend.wireguard.protocol.HandshakeLoad;
+import org.jflannel.backend.wireguard.protocol.Messages;
 import org.jflannel.backend.wireguard.protocol.Peer;
 import org.jflannel.linuxnet.NetlinkException;
 import org.jflannel.linuxnet.socket.DatagramBatch;
@@ -168,7 +169,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         ByteBuffer headers = ByteBuffer.allocateDirect(TcpSegmenter.MAX_SEGMENTS * TcpSegmenter.HEADER_SLOT);
         IoVec plan = new IoVec(2 * TcpSegmenter.MAX_SEGMENTS);
         Checksum checksum = new Checksum();
-        byte[] pkt = new byte[MAX_PACKET];
+        byte[] pkt = new byte[128]; // headers only (IPv4 and TCP, 60 bytes each at most): packets go straight into the queue's slots
         TxQueue queue = new TxQueue(socket, offloads.gso(), sealers);
         try {
             while (!stopped) {
@@ -190,11 +191,13 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                             && !TcpSegmenter.completeChecksum(packet, VnetHdr.csumStart(raw), VnetHdr.csumOffset(raw))) {
                         continue; // offsets outside the packet: nothing a sane kernel sends
                     }
-                    packet.get(0, pkt, 0, len);
+                    packet.get(0, pkt, 0, Math.min(len, 20)); // the IPv4 header's destination picks the peer
                     Device d = device;
                     Peer peer = d.peerForPacket(pkt, 0, len);
-                    if (peer != null) {
-                        queue.add(d, peer, pkt, len);
+                    int at = peer == null ? -1 : queue.next(d, peer, len);
+                    if (at >= 0) {
+                        packet.get(0, queue.buffer(), at, len); // straight into its slot, sealed there in place
+                        queue.commit(d, peer, len);
                     }
                 } else if (type == VnetHdr.GSO_TCPV4) {
                     segmentAndSeal(raw, packet, headers, plan, checksum, pkt, queue);
@@ -227,11 +230,17 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         if (peer == null) {
             return;
         }
+        byte[] slots = queue.buffer();
         for (int i = 0; i < segments; i++) {
             int len = Math.min(gsoSize, payload - i * gsoSize);
-            headers.get(i * TcpSegmenter.HEADER_SLOT, pkt, 0, headerLength);
-            packet.get(headerLength + i * gsoSize, pkt, headerLength, len);
-            queue.add(d, peer, pkt, headerLength + len);
+            int at = queue.next(d, peer, headerLength + len);
+            if (at < 0) {
+                continue;
+            }
+            // each segment straight into its queue slot (one copy out of the TUN's buffer), sealed there in place
+            headers.get(i * TcpSegmenter.HEADER_SLOT, slots, at, headerLength);
+            packet.get(headerLength + i * gsoSize, slots, at + headerLength, len);
+            queue.commit(d, peer, headerLength + len);
         }
     }
 
@@ -253,7 +262,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                     openers.run(r.count, r.openOne);
                     for (int j = 0; j < r.count; j++) {
                         if (r.ok[j]) {
-                            d.finishData(r.opened[j], r.plain, r.at[j], r.from[j]);
+                            d.finishData(r.opened[j], r.in, r.at[j] + Messages.DATA_HEADER, r.from[j]);
                         }
                     }
                 } else {
@@ -282,12 +291,11 @@ final class Dataplane implements AutoCloseable, Device.Wire {
 
     /**
      * One receive batch as datagrams: GRO trains cut at their segment size, copied into {@link #in}
-     * at the offsets they had; each datagram's plaintext goes to {@link #plain} at the same offset
-     * (shorter than its ciphertext, so nothing overlaps).
+     * at the offsets they had; each datagram is opened in place (its plaintext over its ciphertext,
+     * after the 16-byte header): one array, no second copy of the batch.
      */
     private static final class Receiving {
         final byte[] in;
-        final byte[] plain;
         final int[] at;
         final int[] length;
         final Endpoint[] from;
@@ -301,7 +309,6 @@ final class Dataplane implements AutoCloseable, Device.Wire {
 
         Receiving(int bytes, int datagrams) {
             in = new byte[bytes];
-            plain = new byte[bytes];
             at = new int[datagrams];
             length = new int[datagrams];
             from = new Endpoint[datagrams];
@@ -347,9 +354,9 @@ final class Dataplane implements AutoCloseable, Device.Wire {
             }
         }
 
-        /** Any thread: datagram j opened into its place in {@link #plain}. */
+        /** Any thread: datagram j opened in place. */
         private void openOne(int j) {
-            ok[j] = device.open(in, at[j], length[j], plain, at[j], opened[j]);
+            ok[j] = device.open(in, at[j], length[j], in, at[j] + Messages.DATA_HEADER, opened[j]);
         }
     }
 

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.function.IntConsumer;
 import org.jflannel.backend.wireguard.protocol.Device;
 import org.jflannel.backend.wireguard.protocol.Endpoint;
+import org.jflannel.backend.wireguard.protocol.Messages;
 import org.jflannel.backend.wireguard.protocol.Peer;
 import org.jflannel.linuxnet.socket.IoVec;
 import org.jflannel.linuxnet.NetlinkException;
@@ -12,9 +13,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Packets from the TUN on their way to one endpoint, sealed and sent together. {@link #add} reserves
- * each packet's counter in the order the packets came and keeps its plaintext; {@link #flush} seals
- * them all, on the TUN thread and the {@link Workers} at once (the counters are already fixed, so
+ * Packets from the TUN on their way to one endpoint, sealed and sent together. {@link #next} and
+ * {@link #commit} (or {@link #add}) take each packet into its slot and reserve its counter in the
+ * order the packets came; {@link #flush} seals them all in place, on the TUN thread and the {@link Workers} at once (the counters are already fixed, so
  * the order on the wire is the counters' order), then sends them with one {@code sendmmsg} per
  * {@link UdpBatchSocket#MAX_MESSAGES} messages, each message a run of datagrams of one size (the
  * last may be shorter) sent as one UDP GSO train. A TSO super-packet's segments all seal to one
@@ -33,11 +34,15 @@ final class TxQueue {
     private final UdpBatchSocket socket;
     private final Workers workers;
     private boolean gso;
-    private final byte[] plain = new byte[CAPACITY * SLOT];
+    /**
+     * One slot per packet: the caller writes the packet at {@link #next}'s offset (after room for the
+     * datagram header), and it is sealed there in place: the packet is copied once (from the TUN's
+     * buffer) before it is copied into {@link #out} for the kernel.
+     */
+    private final byte[] slots = new byte[CAPACITY * SLOT];
     private final int[] plainLength = new int[CAPACITY];
     private final Device.Reservation[] reservations = new Device.Reservation[CAPACITY];
     private final Device.Reservation discard = new Device.Reservation();
-    private final byte[] sealed = new byte[CAPACITY * SLOT];
     private final int[] length = new int[CAPACITY];
     private final ByteBuffer out = ByteBuffer.allocateDirect(CAPACITY * SLOT);
     private final IoVec iov = new IoVec(CAPACITY);
@@ -47,6 +52,7 @@ final class TxQueue {
     private final IntConsumer sealOne = this::sealOne;
     private Device device;
     private Endpoint to;
+    private Endpoint pending;
     private int queued;
 
     TxQueue(UdpBatchSocket socket, boolean gso, Workers workers) {
@@ -58,27 +64,51 @@ final class TxQueue {
         }
     }
 
-    /** {@code pkt[0, len)} for {@code peer}: its counter reserved now (nothing queued when the device stages it behind a handshake). */
-    void add(Device d, Peer peer, byte[] pkt, int len) throws NetlinkException {
+    /** The array {@link #next}'s offsets point into. */
+    byte[] buffer() {
+        return slots;
+    }
+
+    /**
+     * Where the next packet of {@code len} bytes for {@code peer} goes in {@link #buffer}: write it
+     * there, then {@link #commit}. Flushes first when the queue is full or holds another endpoint's
+     * datagrams. -1 when the packet cannot go (beyond the device MTU: the kernel does not send these).
+     */
+    int next(Device d, Peer peer, int len) throws NetlinkException {
         if (d.sealedSize(len) > SLOT) {
-            return; // beyond the device MTU: the kernel does not send these
+            return -1;
         }
         Endpoint e = peer.endpoint();
-        if (e == null) {
-            d.reserve(peer, pkt, 0, len, discard); // counted as a packet without a peer
-            return;
-        }
-        if (queued > 0 && (queued == CAPACITY || !e.equals(to) || d != device)) {
+        if (queued > 0 && (queued == CAPACITY || e == null || !e.equals(to) || d != device)) {
             flush();
         }
-        if (!d.reserve(peer, pkt, 0, len, reservations[queued])) {
+        pending = e;
+        return queued * SLOT + Messages.DATA_HEADER;
+    }
+
+    /** The packet written at {@link #next}'s offset: its counter reserved now (nothing queued when the device stages it behind a handshake). */
+    void commit(Device d, Peer peer, int len) {
+        int at = queued * SLOT + Messages.DATA_HEADER;
+        if (pending == null) {
+            d.reserve(peer, slots, at, len, discard); // counted as a packet without a peer
             return;
         }
-        System.arraycopy(pkt, 0, plain, queued * SLOT, len);
+        if (!d.reserve(peer, slots, at, len, reservations[queued])) {
+            return;
+        }
         plainLength[queued] = len;
         device = d;
-        to = e;
+        to = pending;
         queued++;
+    }
+
+    /** {@code pkt[0, len)} for {@code peer}: {@link #next}, a copy, {@link #commit}. */
+    void add(Device d, Peer peer, byte[] pkt, int len) throws NetlinkException {
+        int at = next(d, peer, len);
+        if (at >= 0) {
+            System.arraycopy(pkt, 0, slots, at, len);
+            commit(d, peer, len);
+        }
     }
 
     /** Seals and sends what is queued. */
@@ -94,12 +124,12 @@ final class TxQueue {
         }
     }
 
-    /** Any thread: datagram {@code i} sealed and copied to its slot of the send buffer. */
+    /** Any thread: datagram {@code i} sealed in its slot and copied to its slot of the send buffer. */
     private void sealOne(int i) {
         int at = i * SLOT;
-        int n = device.sealReserved(reservations[i], plain, at, plainLength[i], sealed, at);
+        int n = device.sealReservedInPlace(reservations[i], slots, at, plainLength[i]);
         length[i] = n;
-        out.put(at, sealed, at, n);
+        out.put(at, slots, at, n);
     }
 
     /** The messages: runs of equal-size datagrams (the last of a run may be shorter) as GSO trains. */

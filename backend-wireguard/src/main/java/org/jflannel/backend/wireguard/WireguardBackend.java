@@ -106,6 +106,11 @@ public final class WireguardBackend implements Backend {
                     lease.key(), DEVICE, mtu, ext.address().getHostAddress(), cfg.listenPort(),
                     java.util.Base64.getEncoder().encodeToString(device.publicKey()), cfg.psk() != null, cfg.persistentKeepaliveSeconds(),
                     offloads.vnetHdr(), offloads.gso(), offloads.gro(), cryptoThreads);
+            if (Runtime.version().feature() < 21) {
+                // every packet is sealed and opened by the JDK's ChaCha20-Poly1305: JDK 17 has no intrinsics for it
+                LOG.warn("wireguard userspace crypto on a slow runtime runtime={} hint=\"run flanneld on Temurin 25 (the image's; bin/flanneld: JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java FLANNELD_JIT=c2)\"",
+                        Runtime.version());
+            }
             return network;
         } catch (IOException | ConfigException | RuntimeException e) {
             if (plane != null) {

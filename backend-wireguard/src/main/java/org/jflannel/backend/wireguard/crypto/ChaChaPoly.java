@@ -2,6 +2,7 @@ package org.jflannel.backend.wireguard.crypto;
 
 import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;
+import java.util.Arrays;
 import java.util.Optional;
 import javax.crypto.AEADBadTagException;
 import javax.crypto.Cipher;
@@ -13,11 +14,23 @@ import javax.crypto.spec.SecretKeySpec;
  * endian), through the JDK's cipher (intrinsics on Temurin 21+ for x86-64 AVX2/AVX-512 and
  * aarch64). One instance per thread: a {@link Cipher} is not thread-safe. A failed tag is an empty
  * result, never an exception for the caller to forget.
+ *
+ * <p>Cost (bench/ChaChaPolyBench, docs/benchmarks.md): the JDK's API needs a {@code Cipher.init} per
+ * message, and each init builds a new Poly1305 and computes a whole keystream chunk for its key, so
+ * at 1,420 bytes the set-up costs more than the data. What is ours to save is around it: one
+ * {@link Cipher} per thread (never {@code getInstance} per message), the key's {@link SecretKeySpec}
+ * kept while the session key stays the same, and byte arrays in and out (a direct
+ * {@link ByteBuffer} makes the JDK copy the message into a new array and back). Sealing and opening
+ * in place ({@code in == out}, same offset) is allowed: the data plane does it.
  */
 public final class ChaChaPoly {
     public static final int TAG = 16;
     private final Cipher cipher;
     private final byte[] nonce = new byte[12];
+    /** The last key's spec, and the array and bytes it was made from (a wiped or reused array has other bytes). */
+    private byte[] specFrom;
+    private final byte[] specBytes = new byte[32];
+    private SecretKeySpec spec;
 
     public ChaChaPoly() {
         try {
@@ -95,19 +108,30 @@ public final class ChaChaPoly {
         for (int i = 0; i < 8; i++) {
             nonce[4 + i] = (byte) (counter >>> (8 * i));
         }
+        SecretKeySpec k = keySpec(key);
         try {
-            cipher.init(mode, new SecretKeySpec(key, "ChaCha20"), new IvParameterSpec(nonce));
+            cipher.init(mode, k, new IvParameterSpec(nonce));
         } catch (java.security.InvalidKeyException e) {
             // the JDK refuses two inits in a row with one key and nonce (against nonce reuse when
             // encrypting); a decrypt after an encrypt of the same message, or a test, hits it:
             // re-initialise through another nonce first
             byte[] other = nonce.clone();
             other[0] ^= 1;
-            cipher.init(mode, new SecretKeySpec(key, "ChaCha20"), new IvParameterSpec(other));
-            cipher.init(mode, new SecretKeySpec(key, "ChaCha20"), new IvParameterSpec(nonce));
+            cipher.init(mode, k, new IvParameterSpec(other));
+            cipher.init(mode, k, new IvParameterSpec(nonce));
         }
         if (aad != null && aad.length > 0) {
             cipher.updateAAD(aad);
         }
+    }
+
+    /** The spec of {@code key}: the last one when the array and its bytes are the same (one session's key, packet after packet). */
+    private SecretKeySpec keySpec(byte[] key) {
+        if (key != specFrom || !Arrays.equals(key, specBytes)) {
+            spec = new SecretKeySpec(key, "ChaCha20");
+            System.arraycopy(key, 0, specBytes, 0, Math.min(key.length, specBytes.length));
+            specFrom = key.length == specBytes.length ? key : null;
+        }
+        return spec;
     }
 }

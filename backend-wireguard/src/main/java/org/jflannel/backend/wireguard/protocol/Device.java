@@ -160,6 +160,16 @@ public final class Device {
         return transport.sealReserved(r, packet, off, len, out, outOff);
     }
 
+    /**
+     * {@link #sealReserved} in place, without a copy: the packet is at {@code buf[at + DATA_HEADER,
+     * … + len)} (reserved with that offset) and the array has room after it for the padding and the
+     * tag ({@link #sealedSize}); the datagram is written over it from {@code buf[at]}. Returns its
+     * length. Any thread.
+     */
+    public int sealReservedInPlace(Reservation r, byte[] buf, int at, int len) {
+        return transport.sealReservedInPlace(r, buf, at, len);
+    }
+
     // ---------------------------------------------------------------- receiving
 
     /** A datagram from the socket, from {@code from}. */

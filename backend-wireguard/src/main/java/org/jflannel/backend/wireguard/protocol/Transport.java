@@ -95,6 +95,20 @@ final class Transport {
         return sealWith(r.keypair, r.counter, packet, off, len, out, outOff);
     }
 
+    /** {@link Device#sealReservedInPlace}. */
+    int sealReservedInPlace(Device.Reservation r, byte[] buf, int at, int len) {
+        Keypair kp = r.keypair;
+        int padded = padded(len);
+        Arrays.fill(buf, at + DATA_HEADER + len, at + DATA_HEADER + padded, (byte) 0); // the zero padding is sealed too
+        u32(buf, at, DATA);
+        u32(buf, at + DATA_RECEIVER, kp.remoteIndex);
+        u64(buf, at + DATA_COUNTER, r.counter);
+        int n = aead.get().seal(kp.sendKey, r.counter, buf, at + DATA_HEADER, padded, buf, at + DATA_HEADER);
+        counters.txPackets.increment();
+        counters.txBytes.add(len);
+        return DATA_HEADER + n;
+    }
+
     private int sealWith(Keypair kp, long counter, byte[] packet, int off, int len, byte[] out, int outOff) {
         int padded = padded(len);
         u32(out, outOff, DATA);

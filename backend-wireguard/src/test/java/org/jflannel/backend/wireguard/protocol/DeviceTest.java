@@ -114,6 +114,34 @@ class DeviceTest {
         assertThat(net.delivered.get(b)).hasSize(n);
     }
 
+    /**
+     * The data planes' in-place paths: a packet sealed where it lies (after room for the header,
+     * padding and tag after it) is byte for byte what {@link Device#sealReserved} makes of it, and
+     * opens in place to the packet, delivered once.
+     */
+    @Test
+    void sealedInPlaceIsTheSameDatagramAndOpensInPlace() {
+        connect(Timings.standard(), null, null);
+        aSends(10); // the session
+        net.delivered.get(b).clear();
+        byte[] packet = ipv4(A_POD, B_POD, 81); // 101 bytes: 11 of padding
+        Peer toB = a.peerForPacket(packet, 0, packet.length);
+        Device.Reservation r = new Device.Reservation();
+        byte[] buf = new byte[a.sealedSize(packet.length) + 7];
+        java.util.Arrays.fill(buf, (byte) 0x5a); // whatever was in the slot before
+        System.arraycopy(packet, 0, buf, Messages.DATA_HEADER, packet.length);
+        assertThat(a.reserve(toB, buf, Messages.DATA_HEADER, packet.length, r)).isTrue();
+        byte[] separate = new byte[a.sealedSize(packet.length)];
+        assertThat(a.sealReserved(r, packet, 0, packet.length, separate, 0)).isEqualTo(separate.length);
+        assertThat(a.sealReservedInPlace(r, buf, 0, packet.length)).isEqualTo(separate.length);
+        assertThat(java.util.Arrays.copyOf(buf, separate.length)).isEqualTo(separate);
+
+        Device.Opened o = new Device.Opened();
+        assertThat(b.open(buf, 0, separate.length, buf, Messages.DATA_HEADER, o)).isTrue();
+        b.finishData(o, buf, Messages.DATA_HEADER, EA);
+        assertThat(net.delivered.get(b)).containsExactly(packet);
+    }
+
     @Test
     void pskOnBothSidesWorksAndAMismatchNeverCompletes() {
         byte[] psk = new byte[32];
