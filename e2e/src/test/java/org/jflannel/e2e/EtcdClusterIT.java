@@ -9,21 +9,20 @@ import java.util.concurrent.TimeUnit;
 import org.jflannel.core.MacAddress;
 import org.jflannel.testsupport.cluster.ClusterNode;
 import org.jflannel.testsupport.cluster.ClusterOptions;
+import org.jflannel.testsupport.cluster.ClusterPerClass;
 import org.jflannel.testsupport.cluster.FlannelEntries;
 import org.jflannel.testsupport.cluster.NetnsCluster;
 import org.jflannel.testsupport.cluster.NodeLease;
 import org.jflannel.testsupport.cluster.PingStats;
 import org.jflannel.testsupport.cluster.Pod;
 import org.jflannel.testsupport.cluster.Wait;
-import org.jflannel.testbase.NetnsPrivilege;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The 3-node cluster with a real etcd, real flanneld processes and pods attached through the real
@@ -39,19 +38,12 @@ class EtcdClusterIT {
     /** 600 echoes 50 ms apart: 30 s, room for a restart of the daemon on a loaded 2-core machine. */
     private static final int PING_COUNT = 600;
 
-    private NetnsCluster cluster;
+    @RegisterExtension
+    static final ClusterPerClass CLUSTER = ClusterPerClass.of(ClusterOptions.defaults());
+    private final NetnsCluster cluster;
 
-    @BeforeAll
-    void startCluster() throws Exception {
-        NetnsPrivilege.require(); // root; fails (never skips) under -Pintegration
-        cluster = NetnsCluster.start(ClusterOptions.defaults().withProgress(l -> System.out.println("cluster: " + l)));
-    }
-
-    @AfterAll
-    void removeCluster() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
+    EtcdClusterIT(NetnsCluster cluster) {
+        this.cluster = cluster;
     }
 
     @Test

@@ -3,20 +3,19 @@ package org.jflannel.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.InetAddress;
-import org.jflannel.testbase.NetnsPrivilege;
 import org.jflannel.testsupport.cluster.ClusterNode;
 import org.jflannel.testsupport.cluster.ClusterOptions;
+import org.jflannel.testsupport.cluster.ClusterPerClass;
 import org.jflannel.testsupport.cluster.NetnsCluster;
 import org.jflannel.testsupport.cluster.NodeLease;
 import org.jflannel.testsupport.cluster.Wait;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The 3-node etcd cluster on upstream's extension backend, its data plane written as commands the
@@ -32,20 +31,12 @@ class EtcdExtensionClusterIT {
             + "\"SubnetAddCommand\":\"ip route replace $SUBNET via $PUBLIC_IP dev eth0\","
             + "\"SubnetRemoveCommand\":\"ip route del $SUBNET via $PUBLIC_IP dev eth0\"}";
 
-    private NetnsCluster cluster;
+    @RegisterExtension
+    static final ClusterPerClass CLUSTER = ClusterPerClass.of(ClusterOptions.defaults().withBackend(BACKEND));
+    private final NetnsCluster cluster;
 
-    @BeforeAll
-    void startCluster() throws Exception {
-        NetnsPrivilege.require(); // root; fails (never skips) under -Pintegration
-        cluster = NetnsCluster.start(ClusterOptions.defaults().withBackend(BACKEND)
-                .withProgress(l -> System.out.println("cluster: " + l)));
-    }
-
-    @AfterAll
-    void removeCluster() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
+    EtcdExtensionClusterIT(NetnsCluster cluster) {
+        this.cluster = cluster;
     }
 
     @Test

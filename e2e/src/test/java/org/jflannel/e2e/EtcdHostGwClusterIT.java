@@ -3,19 +3,18 @@ package org.jflannel.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
-import org.jflannel.testbase.NetnsPrivilege;
 import org.jflannel.testsupport.cluster.ClusterNode;
 import org.jflannel.testsupport.cluster.ClusterOptions;
+import org.jflannel.testsupport.cluster.ClusterPerClass;
 import org.jflannel.testsupport.cluster.NetnsCluster;
 import org.jflannel.testsupport.cluster.NodeLease;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The 3-node etcd cluster on the host-gw backend: the nodes share the fabric bridge's L2, every
@@ -30,20 +29,12 @@ class EtcdHostGwClusterIT {
     static final String UPSTREAM_VALUE = "{\"PublicIP\":\"" + HostGwOverlay.UPSTREAM_IP
             + "\",\"PublicIPv6\":null,\"BackendType\":\"host-gw\"}";
 
-    private NetnsCluster cluster;
+    @RegisterExtension
+    static final ClusterPerClass CLUSTER = ClusterPerClass.of(ClusterOptions.defaults().withBackend("host-gw"));
+    private final NetnsCluster cluster;
 
-    @BeforeAll
-    void startCluster() throws Exception {
-        NetnsPrivilege.require(); // root; fails (never skips) under -Pintegration
-        cluster = NetnsCluster.start(ClusterOptions.defaults().withBackend("host-gw")
-                .withProgress(l -> System.out.println("cluster: " + l)));
-    }
-
-    @AfterAll
-    void removeCluster() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
+    EtcdHostGwClusterIT(NetnsCluster cluster) {
+        this.cluster = cluster;
     }
 
     @Test

@@ -13,20 +13,19 @@ import java.util.OptionalInt;
 import java.util.Set;
 import org.jflannel.testsupport.cluster.ClusterNode;
 import org.jflannel.testsupport.cluster.ClusterOptions;
+import org.jflannel.testsupport.cluster.ClusterPerClass;
 import org.jflannel.testsupport.cluster.ClusterOptions.Mode;
 import org.jflannel.testsupport.cluster.ManagedProcess;
 import org.jflannel.testsupport.cluster.NetnsCluster;
 import org.jflannel.testsupport.cluster.NodeLease;
 import org.jflannel.testsupport.cluster.Wait;
-import org.jflannel.testbase.NetnsPrivilege;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The 3-node cluster in Kubernetes mode: flanneld with {@code --kube-subnet-mgr} against fabric8's
@@ -40,20 +39,12 @@ class KubeClusterIT {
     private static final String PREFIX = "flannel.alpha.coreos.com/";
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private NetnsCluster cluster;
+    @RegisterExtension
+    static final ClusterPerClass CLUSTER = ClusterPerClass.of(ClusterOptions.defaults().withMode(Mode.KUBE));
+    private final NetnsCluster cluster;
 
-    @BeforeAll
-    void startCluster() throws Exception {
-        NetnsPrivilege.require(); // root; fails (never skips) under -Pintegration
-        cluster = NetnsCluster.start(ClusterOptions.defaults().withMode(Mode.KUBE)
-                .withProgress(l -> System.out.println("cluster: " + l)));
-    }
-
-    @AfterAll
-    void removeCluster() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
+    KubeClusterIT(NetnsCluster cluster) {
+        this.cluster = cluster;
     }
 
     @Test

@@ -12,23 +12,22 @@ import org.jflannel.core.MacAddress;
 import org.jflannel.linuxnet.netlink.FdbEntry;
 import org.jflannel.linuxnet.netlink.Neighbour;
 import org.jflannel.linuxnet.netlink.Route;
-import org.jflannel.testbase.NetnsPrivilege;
 import org.jflannel.testsupport.cluster.ClusterNames;
 import org.jflannel.testsupport.cluster.ClusterNode;
 import org.jflannel.testsupport.cluster.ClusterOptions;
+import org.jflannel.testsupport.cluster.ClusterPerClass;
 import org.jflannel.testsupport.cluster.ClusterOptions.Mode;
 import org.jflannel.testsupport.cluster.FlannelEntries;
 import org.jflannel.testsupport.cluster.NetnsCluster;
 import org.jflannel.testsupport.cluster.NodeLease;
 import org.jflannel.testsupport.cluster.Wait;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Kube mode under faults (issue 23), on the 3-node kube cluster and the extended mock API server:
@@ -46,7 +45,14 @@ class KubeFaultsClusterIT {
     private static final Duration OUTAGE = Duration.ofSeconds(30);
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private NetnsCluster cluster;
+    @RegisterExtension
+    static final ClusterPerClass CLUSTER = ClusterPerClass.of(ClusterOptions.defaults().withMode(Mode.KUBE)
+            .withPodsPerNode(1));
+    private final NetnsCluster cluster;
+
+    KubeFaultsClusterIT(NetnsCluster cluster) {
+        this.cluster = cluster;
+    }
 
     /** A peer that exists only as a Node: subnet 10.244.(100+i).0/24, public IP 192.0.2.(100+i). */
     private record Ghost(String name, String subnet, InetAddress publicIp) {
@@ -64,20 +70,6 @@ class KubeFaultsClusterIT {
             } catch (java.net.UnknownHostException e) {
                 throw new IllegalArgumentException(ip, e);
             }
-        }
-    }
-
-    @BeforeAll
-    void startCluster() throws Exception {
-        NetnsPrivilege.require();
-        cluster = NetnsCluster.start(ClusterOptions.defaults().withMode(Mode.KUBE).withPodsPerNode(1)
-                .withProgress(l -> System.out.println("cluster: " + l)));
-    }
-
-    @AfterAll
-    void removeCluster() throws Exception {
-        if (cluster != null) {
-            cluster.close();
         }
     }
 

@@ -5,21 +5,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.InetAddress;
 import java.util.List;
-import org.jflannel.testbase.NetnsPrivilege;
 import org.jflannel.testsupport.cluster.ClusterNode;
 import org.jflannel.testsupport.cluster.ClusterOptions;
+import org.jflannel.testsupport.cluster.ClusterPerClass;
 import org.jflannel.testsupport.cluster.ClusterOptions.Mode;
 import org.jflannel.testsupport.cluster.NetnsCluster;
 import org.jflannel.testsupport.cluster.NodeLease;
 import org.jflannel.testsupport.cluster.Wait;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The 3-node Kubernetes-mode cluster on the host-gw backend. One cluster for the class; the node deletion runs last. */
 @Tag("e2e")
@@ -28,20 +27,13 @@ import org.junit.jupiter.api.TestMethodOrder;
 class KubeHostGwClusterIT {
     private static final String PREFIX = "flannel.alpha.coreos.com/";
 
-    private NetnsCluster cluster;
+    @RegisterExtension
+    static final ClusterPerClass CLUSTER = ClusterPerClass.of(ClusterOptions.defaults().withMode(Mode.KUBE)
+            .withBackend("host-gw"));
+    private final NetnsCluster cluster;
 
-    @BeforeAll
-    void startCluster() throws Exception {
-        NetnsPrivilege.require(); // root; fails (never skips) under -Pintegration
-        cluster = NetnsCluster.start(ClusterOptions.defaults().withMode(Mode.KUBE).withBackend("host-gw")
-                .withProgress(l -> System.out.println("cluster: " + l)));
-    }
-
-    @AfterAll
-    void removeCluster() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
+    KubeHostGwClusterIT(NetnsCluster cluster) {
+        this.cluster = cluster;
     }
 
     /**

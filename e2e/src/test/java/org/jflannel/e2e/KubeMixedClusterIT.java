@@ -11,9 +11,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.jflannel.core.MacAddress;
-import org.jflannel.testbase.NetnsPrivilege;
 import org.jflannel.testsupport.cluster.ClusterNode;
 import org.jflannel.testsupport.cluster.ClusterOptions;
+import org.jflannel.testsupport.cluster.ClusterPerClass;
 import org.jflannel.testsupport.cluster.ClusterOptions.Mode;
 import org.jflannel.testsupport.cluster.ManagedProcess;
 import org.jflannel.testsupport.cluster.NetnsCluster;
@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A mixed cluster in Kubernetes mode: ours on node1 and node2, upstream flanneld v0.20.2
@@ -48,30 +49,28 @@ class KubeMixedClusterIT {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String UPSTREAM_AGENT = "flanneld/";
 
-    private NetnsCluster cluster;
+    @RegisterExtension
+    static final ClusterPerClass CLUSTER = ClusterPerClass.of(ClusterOptions.defaults().withMode(Mode.KUBE));
+    private final NetnsCluster cluster;
     private ManagedProcess upstream;
     private ClusterNode upstreamNode;
 
+    KubeMixedClusterIT(NetnsCluster cluster) {
+        this.cluster = cluster;
+    }
+
     @BeforeAll
-    void startMixedCluster() throws Exception {
-        NetnsPrivilege.require();
+    void swapNode3ToUpstream() throws Exception {
         Path flanneld = UpstreamFlannel.flanneld(ClusterOptions.findProjectRoot());
-        cluster = NetnsCluster.start(ClusterOptions.defaults().withMode(Mode.KUBE)
-                .withProgress(l -> System.out.println("cluster: " + l)));
         upstreamNode = cluster.node(3);
         upstream = swapToUpstream(upstreamNode, flanneld);
     }
 
+    /** Before the cluster goes (after this class's last method): the harness did not start this process. */
     @AfterAll
-    void removeCluster() throws Exception {
-        try {
-            if (upstream != null) {
-                upstream.kill();
-            }
-        } finally {
-            if (cluster != null) {
-                cluster.close();
-            }
+    void killUpstream() throws Exception {
+        if (upstream != null) {
+            upstream.kill();
         }
     }
 

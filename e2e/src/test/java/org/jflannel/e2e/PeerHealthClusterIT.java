@@ -7,21 +7,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.jflannel.core.MacAddress;
-import org.jflannel.testbase.NetnsPrivilege;
 import org.jflannel.testsupport.cluster.ClusterNames;
 import org.jflannel.testsupport.cluster.ClusterNode;
 import org.jflannel.testsupport.cluster.ClusterOptions;
+import org.jflannel.testsupport.cluster.ClusterPerClass;
 import org.jflannel.testsupport.cluster.Cmd;
 import org.jflannel.testsupport.cluster.NetnsCluster;
 import org.jflannel.testsupport.cluster.NodeLease;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 12 on the 3-node etcd cluster: every node probes its peers through the overlay and says why
@@ -38,20 +37,12 @@ class PeerHealthClusterIT {
     private static final Duration RECOVERY_WITHIN = Duration.ofSeconds(45);
     private static final Duration FIRST_ROUNDS_WITHIN = Duration.ofSeconds(45);
     private static final Duration CMD = Duration.ofSeconds(30);
-    private NetnsCluster cluster;
+    @RegisterExtension
+    static final ClusterPerClass CLUSTER = ClusterPerClass.of(ClusterOptions.defaults().withPodsPerNode(0));
+    private final NetnsCluster cluster;
 
-    @BeforeAll
-    void startCluster() throws Exception {
-        NetnsPrivilege.require(); // root; fails (never skips) under -Pintegration
-        cluster = NetnsCluster.start(ClusterOptions.defaults().withPodsPerNode(0)
-                .withProgress(l -> System.out.println("cluster: " + l)));
-    }
-
-    @AfterAll
-    void removeCluster() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
+    PeerHealthClusterIT(NetnsCluster cluster) {
+        this.cluster = cluster;
     }
 
     @Test

@@ -4,34 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Duration;
-import org.jflannel.testbase.NetnsPrivilege;
 import org.jflannel.testsupport.cluster.ClusterNode;
 import org.jflannel.testsupport.cluster.ClusterOptions;
+import org.jflannel.testsupport.cluster.ClusterPerClass;
 import org.jflannel.testsupport.cluster.NetnsCluster;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Issue 12 on the udp backend: the probes cross flannel0 to each peer's flannel0 address, full size included. */
 @Tag("e2e")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PeerHealthUdpClusterIT {
-    private NetnsCluster cluster;
+    @RegisterExtension
+    static final ClusterPerClass CLUSTER = ClusterPerClass.of(ClusterOptions.defaults().withBackend("udp")
+            .withPodsPerNode(0));
+    private final NetnsCluster cluster;
 
-    @BeforeAll
-    void startCluster() throws Exception {
-        NetnsPrivilege.require();
-        cluster = NetnsCluster.start(ClusterOptions.defaults().withBackend("udp").withPodsPerNode(0)
-                .withProgress(l -> System.out.println("cluster: " + l)));
-    }
-
-    @AfterAll
-    void removeCluster() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
+    PeerHealthUdpClusterIT(NetnsCluster cluster) {
+        this.cluster = cluster;
     }
 
     @Test

@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.InetAddress;
 import java.time.Duration;
 import org.jflannel.testsupport.cluster.ClusterNode;
+import org.jflannel.testsupport.cluster.ClusterPerClass;
 import org.jflannel.testsupport.cluster.NetnsCluster;
 import org.jflannel.testsupport.cluster.NodeKind;
 import org.jflannel.testsupport.cluster.NodeLease;
 import org.jflannel.testsupport.cluster.Wait;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link UpstreamNodeClusterTests} on the extension backend with {@link EtcdExtensionClusterIT}'s
@@ -27,9 +29,11 @@ class UpstreamExtensionClusterIT extends UpstreamNodeClusterTests {
     private static final String ADD = "ip route replace $SUBNET via $PUBLIC_IP dev eth0";
     private static final String REMOVE = "ip route del $SUBNET via $PUBLIC_IP dev eth0";
 
-    @Override
-    String backend() {
-        return EtcdExtensionClusterIT.BACKEND;
+    @RegisterExtension
+    static final ClusterPerClass CLUSTER = clusterOn(EtcdExtensionClusterIT.BACKEND);
+
+    UpstreamExtensionClusterIT(NetnsCluster cluster) {
+        super(cluster);
     }
 
     @Test

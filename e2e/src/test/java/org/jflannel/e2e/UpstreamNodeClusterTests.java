@@ -2,14 +2,12 @@ package org.jflannel.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.jflannel.testbase.NetnsPrivilege;
 import org.jflannel.testsupport.cluster.ClusterNode;
 import org.jflannel.testsupport.cluster.ClusterOptions;
+import org.jflannel.testsupport.cluster.ClusterPerClass;
 import org.jflannel.testsupport.cluster.NetnsCluster;
 import org.jflannel.testsupport.cluster.NodeKind;
 import org.jflannel.testsupport.cluster.Pod;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -23,23 +21,15 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class UpstreamNodeClusterTests {
     static final int UPSTREAM_NODE = 2;
-    NetnsCluster cluster;
+    final NetnsCluster cluster;
 
-    /** The backend: a type name, or the whole backend object as JSON (the harness takes either). */
-    abstract String backend();
-
-    @BeforeAll
-    void startCluster() throws Exception {
-        NetnsPrivilege.require(); // root; fails (never skips) under -Pintegration
-        cluster = NetnsCluster.start(ClusterOptions.defaults().withBackend(backend()).withUpstreamNodes(UPSTREAM_NODE)
-                .withProgress(l -> System.out.println("cluster: " + l)));
+    UpstreamNodeClusterTests(NetnsCluster cluster) {
+        this.cluster = cluster;
     }
 
-    @AfterAll
-    void removeCluster() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
+    /** A subclass's cluster: {@code backend} a type name, or the whole backend object as JSON (the harness takes either). */
+    static ClusterPerClass clusterOn(String backend) {
+        return ClusterPerClass.of(ClusterOptions.defaults().withBackend(backend).withUpstreamNodes(UPSTREAM_NODE));
     }
 
     @Test
@@ -48,7 +38,7 @@ abstract class UpstreamNodeClusterTests {
         assertThat(upstream.kind()).isEqualTo(NodeKind.UPSTREAM);
         assertThat(upstream.logSinceStart()).as("its log").contains("Wrote subnet file to " + upstream.subnetFile());
         String lease = cluster.etcdGet(NetnsCluster.leaseKey(upstream.lease()));
-        String type = ClusterOptions.defaults().withBackend(backend()).backendType();
+        String type = cluster.options().backendType();
         assertThat(lease).as("its lease in etcd").contains("\"BackendType\":\"" + type + "\"")
                 .contains("\"PublicIP\":\"" + upstream.publicIp().getHostAddress() + "\"");
     }

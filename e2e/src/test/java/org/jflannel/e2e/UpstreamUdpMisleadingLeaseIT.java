@@ -4,19 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.Map;
-import org.jflannel.testbase.NetnsPrivilege;
 import org.jflannel.testsupport.cluster.ClusterNode;
 import org.jflannel.testsupport.cluster.ClusterOptions;
+import org.jflannel.testsupport.cluster.ClusterPerClass;
 import org.jflannel.testsupport.cluster.NetnsCluster;
 import org.jflannel.testsupport.cluster.NodeKind;
 import org.jflannel.testsupport.cluster.Pod;
 import org.jflannel.testsupport.cluster.TcpTransfer;
 import org.jflannel.testsupport.cluster.Wait;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 18's stall, made on purpose: our node runs the opt-in kernel datapath beside a real upstream
@@ -30,21 +29,13 @@ import org.junit.jupiter.api.TestInstance;
 @Tag("e2e")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class UpstreamUdpMisleadingLeaseIT {
-    private NetnsCluster cluster;
+    @RegisterExtension
+    static final ClusterPerClass CLUSTER = ClusterPerClass.of(ClusterOptions.defaults().withNodes(2)
+            .withPodsPerNode(1).withBackend("udp").withUpstreamNodes(1).withDaemonEnv(Map.of("JFLANNEL_UDP_KERNEL", "1")));
+    private final NetnsCluster cluster;
 
-    @BeforeAll
-    void startCluster() throws Exception {
-        NetnsPrivilege.require(); // root; fails (never skips) under -Pintegration
-        cluster = NetnsCluster.start(ClusterOptions.defaults().withNodes(2).withPodsPerNode(1).withBackend("udp")
-                .withUpstreamNodes(1).withDaemonEnv(Map.of("JFLANNEL_UDP_KERNEL", "1"))
-                .withProgress(l -> System.out.println("cluster: " + l)));
-    }
-
-    @AfterAll
-    void removeCluster() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
+    UpstreamUdpMisleadingLeaseIT(NetnsCluster cluster) {
+        this.cluster = cluster;
     }
 
     @Test

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
 import org.jflannel.testsupport.cluster.ClusterNode;
+import org.jflannel.testsupport.cluster.ClusterPerClass;
+import org.jflannel.testsupport.cluster.NetnsCluster;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link UpstreamUdpPairTests} with our daemons as shipped: the udp defaults, nothing set, so the
@@ -12,9 +15,11 @@ import org.junit.jupiter.api.Tag;
  */
 @Tag("e2e")
 class UpstreamUdpPairIT extends UpstreamUdpPairTests {
-    @Override
-    Map<String, String> daemonEnv() {
-        return Map.of();
+    @RegisterExtension
+    static final ClusterPerClass CLUSTER = pairWith(Map.of());
+
+    UpstreamUdpPairIT(NetnsCluster cluster) {
+        super(cluster);
     }
 
     /** As shipped: nothing went through a kernel datapath, the packet threads sent. */

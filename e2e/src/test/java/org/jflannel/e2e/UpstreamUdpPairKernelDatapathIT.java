@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
 import org.jflannel.testsupport.cluster.ClusterNode;
+import org.jflannel.testsupport.cluster.ClusterPerClass;
+import org.jflannel.testsupport.cluster.NetnsCluster;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link UpstreamUdpPairTests} with our opt-in udp kernel datapath on ({@code JFLANNEL_UDP_KERNEL=1}):
@@ -14,9 +17,11 @@ import org.junit.jupiter.api.Tag;
  */
 @Tag("e2e")
 class UpstreamUdpPairKernelDatapathIT extends UpstreamUdpPairTests {
-    @Override
-    Map<String, String> daemonEnv() {
-        return Map.of("JFLANNEL_UDP_KERNEL", "1");
+    @RegisterExtension
+    static final ClusterPerClass CLUSTER = pairWith(Map.of("JFLANNEL_UDP_KERNEL", "1"));
+
+    UpstreamUdpPairKernelDatapathIT(NetnsCluster cluster) {
+        super(cluster);
     }
 
     /**

@@ -3,15 +3,13 @@ package org.jflannel.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
-import org.jflannel.testbase.NetnsPrivilege;
 import org.jflannel.testsupport.cluster.ClusterNode;
 import org.jflannel.testsupport.cluster.ClusterOptions;
+import org.jflannel.testsupport.cluster.ClusterPerClass;
 import org.jflannel.testsupport.cluster.NetnsCluster;
 import org.jflannel.testsupport.cluster.NodeKind;
 import org.jflannel.testsupport.cluster.NodeLease;
 import org.jflannel.testsupport.cluster.Pod;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -33,23 +31,16 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 abstract class UpstreamUdpPairTests {
-    private NetnsCluster cluster;
+    private final NetnsCluster cluster;
 
-    /** What our daemons' environment adds ({@code JFLANNEL_UDP_*}). */
-    abstract Map<String, String> daemonEnv();
-
-    @BeforeAll
-    void startCluster() throws Exception {
-        NetnsPrivilege.require(); // root; fails (never skips) under -Pintegration
-        cluster = NetnsCluster.start(ClusterOptions.defaults().withNodes(2).withPodsPerNode(1).withBackend("udp")
-                .withUpstreamNodes(1).withDaemonEnv(daemonEnv()).withProgress(l -> System.out.println("cluster: " + l)));
+    UpstreamUdpPairTests(NetnsCluster cluster) {
+        this.cluster = cluster;
     }
 
-    @AfterAll
-    void removeCluster() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
+    /** A subclass's cluster: {@code daemonEnv}, what our daemons' environment adds ({@code JFLANNEL_UDP_*}). */
+    static ClusterPerClass pairWith(Map<String, String> daemonEnv) {
+        return ClusterPerClass.of(ClusterOptions.defaults().withNodes(2).withPodsPerNode(1).withBackend("udp")
+                .withUpstreamNodes(1).withDaemonEnv(daemonEnv));
     }
 
     @Test

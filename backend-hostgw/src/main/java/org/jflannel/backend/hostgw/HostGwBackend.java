@@ -92,7 +92,7 @@ public final class HostGwBackend implements Backend {
                 ? new IpPrefix(conf.ipv6Network().inetAddress(), conf.ipv6Network().prefixLength()) : null;
         RtNetlink nl = RtNetlink.open();
         try {
-            HostGwNetwork network = new HostGwNetwork(lease, ext.mtu(), nl, ext.name(), ext.index(), net4, net6);
+            HostGwNetwork network = new HostGwNetwork(lease, ext.mtu(), nl, new HostGwCounters(), ext.name(), ext.index(), net4, net6);
             network.startHealing(leaseEvents, settings);
             LOG.info("host-gw network registered lease={} mtu={} dev={}", lease.key(), ext.mtu(), ext.name());
             return network;

@@ -28,12 +28,8 @@ public final class HostGwNetwork extends PeerNetwork<Route> {
     private final HostGwKernel kernel;
     private final HostGwCounters counters;
 
-    HostGwNetwork(Lease own, int mtu, RtNetlink nl, String extName, int link, IpPrefix network, IpPrefix ipv6Network) {
-        this(own, mtu, nl, new HostGwCounters(), extName, link, network, ipv6Network);
-    }
-
-    private HostGwNetwork(Lease own, int mtu, RtNetlink nl, HostGwCounters counters, String extName, int link,
-                          IpPrefix network, IpPrefix ipv6Network) {
+    HostGwNetwork(Lease own, int mtu, RtNetlink nl, HostGwCounters counters, String extName, int link,
+                  IpPrefix network, IpPrefix ipv6Network) {
         this(own, mtu, nl, counters, new HostGwKernel(own, nl, extName, link, network, ipv6Network, counters));
     }
 

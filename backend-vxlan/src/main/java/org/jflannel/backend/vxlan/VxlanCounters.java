@@ -1,49 +1,21 @@
 package org.jflannel.backend.vxlan;
 
-import java.util.EnumMap;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import org.jflannel.core.peers.LoopCounters;
+import org.jflannel.core.peers.PeerCounters;
 
 /**
- * Counters for the daemon's metrics. Written on the lease-events thread, read from any thread.
+ * Counters for the daemon's metrics: the loop's (entries, repairs, reconciles, errors) and the
+ * device re-creations that are this backend's own. Written on the lease-events thread, read from any thread.
  */
-public final class VxlanCounters implements LoopCounters {
+public final class VxlanCounters extends PeerCounters<VxlanCounters.ErrorKind> {
 
     /** What failed. */
     public enum ErrorKind { NEIGHBOUR, FDB, ROUTE, DEVICE, DUMP, LEASE_SKIPPED }
 
-    private final AtomicLong entriesProgrammed = new AtomicLong();
-    private final AtomicLong entriesRemoved = new AtomicLong();
-    private final AtomicLong repairs = new AtomicLong();
-    private final AtomicLong reconciles = new AtomicLong();
     private final AtomicLong deviceRecreations = new AtomicLong();
-    private final Map<ErrorKind, AtomicLong> errors = new EnumMap<>(ErrorKind.class);
 
     VxlanCounters() {
-        for (ErrorKind k : ErrorKind.values()) {
-            errors.put(k, new AtomicLong());
-        }
-    }
-
-    /** Kernel entries (neighbour, FDB, route) written successfully, replays and repairs included. */
-    public long entriesProgrammed() {
-        return entriesProgrammed.get();
-    }
-
-    /** Kernel entries deleted for removed leases or as strays. */
-    public long entriesRemoved() {
-        return entriesRemoved.get();
-    }
-
-    /** Entries that reconcile found missing, wrong or stray and fixed. */
-    public long repairs() {
-        return repairs.get();
-    }
-
-    /** Completed reconcile passes. */
-    public long reconciles() {
-        return reconciles.get();
+        super(ErrorKind.class, ErrorKind.LEASE_SKIPPED, ErrorKind.DUMP);
     }
 
     /** Times a vanished VXLAN device was created again. */
@@ -51,26 +23,13 @@ public final class VxlanCounters implements LoopCounters {
         return deviceRecreations.get();
     }
 
-    public long errors(ErrorKind kind) {
-        return errors.get(kind).get();
-    }
-
+    /** {@code n} kernel entries (neighbour, FDB, route) written. */
     void programmed(int n) {
-        entriesProgrammed.addAndGet(n);
+        countProgrammed(n);
     }
 
     void removed(int n) {
-        entriesRemoved.addAndGet(n);
-    }
-
-    @Override
-    public void repaired(int n) {
-        repairs.addAndGet(n);
-    }
-
-    @Override
-    public void reconciled() {
-        reconciles.incrementAndGet();
+        countRemoved(n);
     }
 
     void recreated() {
@@ -78,16 +37,6 @@ public final class VxlanCounters implements LoopCounters {
     }
 
     void error(ErrorKind kind) {
-        errors.get(kind).incrementAndGet();
-    }
-
-    @Override
-    public void leaseSkipped() {
-        error(ErrorKind.LEASE_SKIPPED);
-    }
-
-    @Override
-    public void readFailed() {
-        error(ErrorKind.DUMP);
+        countError(kind);
     }
 }

@@ -1,12 +1,12 @@
 package org.jflannel.flanneld.daemon;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import org.jflannel.backend.extension.AllocBackend;
 import org.jflannel.backend.extension.ExtensionBackend;
 import org.jflannel.backend.hostgw.HostGwBackend;
-import org.jflannel.backend.hostgw.HostGwCounters;
 import org.jflannel.backend.hostgw.HostGwNetwork;
 import org.jflannel.backend.udp.UdpBackend;
 import org.jflannel.backend.udp.UdpCounters;
@@ -14,7 +14,6 @@ import org.jflannel.backend.udp.UdpNetwork;
 import org.jflannel.backend.vxlan.VxlanBackend;
 import org.jflannel.backend.wireguard.WireguardBackend;
 import org.jflannel.backend.wireguard.WireguardNetwork;
-import org.jflannel.backend.vxlan.VxlanCounters;
 import org.jflannel.backend.vxlan.VxlanNetwork;
 import org.jflannel.backend.vxlan.VxlanSettings;
 import org.jflannel.core.Backend;
@@ -22,6 +21,7 @@ import org.jflannel.core.ExternalInterface;
 import org.jflannel.core.MacAddress;
 import org.jflannel.core.Network;
 import org.jflannel.core.SubnetManager;
+import org.jflannel.core.peers.PeerCounters;
 import org.jflannel.flanneld.health.Metrics;
 import org.jflannel.subnet.kube.KubeSubnetManager;
 
@@ -97,33 +97,13 @@ final class Backends {
             bridgeUdp(udp, metrics);
         }
         if (network instanceof HostGwNetwork hostGw) {
-            bridgeHostGw(hostGw, metrics);
+            bridgePeerCounters(hostGw.counters(), "host-gw", "hostgw_", metrics);
         }
         if (network instanceof WireguardNetwork wg) {
             bridgeWireguard(wg, metrics);
         }
         if (network instanceof VxlanNetwork vxlan) {
-            VxlanCounters.ErrorKind[] kinds = VxlanCounters.ErrorKind.values();
-            long[] last = new long[3 + kinds.length];
-            metrics.addScrapeHook(() -> {
-                synchronized (last) {
-                    VxlanCounters c = vxlan.counters();
-                    long[] now = new long[last.length];
-                    now[0] = c.entriesProgrammed();
-                    now[1] = c.entriesRemoved();
-                    now[2] = c.repairs();
-                    for (int i = 0; i < kinds.length; i++) {
-                        now[3 + i] = c.errors(kinds[i]);
-                    }
-                    metrics.addKernelEntriesProgrammed(now[0] - last[0]);
-                    metrics.addKernelEntriesRemoved(now[1] - last[1]);
-                    metrics.addRepairs("vxlan", now[2] - last[2]);
-                    for (int i = 0; i < kinds.length; i++) {
-                        metrics.addErrors("vxlan_" + kinds[i].name().toLowerCase(java.util.Locale.ROOT), now[3 + i] - last[3 + i]);
-                    }
-                    System.arraycopy(now, 0, last, 0, now.length);
-                }
-            });
+            bridgePeerCounters(vxlan.counters(), "vxlan", "vxlan_", metrics);
         }
     }
 
@@ -144,25 +124,28 @@ final class Backends {
         });
     }
 
-    /** Routes written, deleted and repaired, and errors by kind, from the host-gw backend's counters (as deltas). */
-    private static void bridgeHostGw(HostGwNetwork network, Metrics metrics) {
-        HostGwCounters.ErrorKind[] kinds = HostGwCounters.ErrorKind.values();
-        long[] last = new long[3 + kinds.length];
+    /**
+     * Entries written, deleted and repaired, and errors by kind ({@code <errorPrefix><kind>}), from the
+     * counters of a backend on the peer loop (as deltas). host-gw's entries are its routes.
+     */
+    private static <K extends Enum<K>> void bridgePeerCounters(PeerCounters<K> c,
+                                                             String backend, String errorPrefix, Metrics metrics) {
+        List<K> kinds = c.errorKinds();
+        long[] last = new long[3 + kinds.size()];
         metrics.addScrapeHook(() -> {
             synchronized (last) {
-                HostGwCounters c = network.counters();
                 long[] now = new long[last.length];
-                now[0] = c.routesProgrammed();
-                now[1] = c.routesRemoved();
+                now[0] = c.entriesProgrammed();
+                now[1] = c.entriesRemoved();
                 now[2] = c.repairs();
-                for (int i = 0; i < kinds.length; i++) {
-                    now[3 + i] = c.errors(kinds[i]);
+                for (int i = 0; i < kinds.size(); i++) {
+                    now[3 + i] = c.errors(kinds.get(i));
                 }
                 metrics.addKernelEntriesProgrammed(now[0] - last[0]);
                 metrics.addKernelEntriesRemoved(now[1] - last[1]);
-                metrics.addRepairs("host-gw", now[2] - last[2]);
-                for (int i = 0; i < kinds.length; i++) {
-                    metrics.addErrors("hostgw_" + kinds[i].name().toLowerCase(java.util.Locale.ROOT), now[3 + i] - last[3 + i]);
+                metrics.addRepairs(backend, now[2] - last[2]);
+                for (int i = 0; i < kinds.size(); i++) {
+                    metrics.addErrors(errorPrefix + kinds.get(i).name().toLowerCase(java.util.Locale.ROOT), now[3 + i] - last[3 + i]);
                 }
                 System.arraycopy(now, 0, last, 0, now.length);
             }

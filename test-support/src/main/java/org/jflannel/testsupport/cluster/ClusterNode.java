@@ -5,10 +5,8 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,7 +14,6 @@ import java.util.function.Function;
 import org.jflannel.core.MacAddress;
 import org.jflannel.linuxnet.netlink.FdbEntry;
 import org.jflannel.linuxnet.netlink.IpPrefix;
-import org.jflannel.linuxnet.netlink.Link;
 import org.jflannel.linuxnet.netlink.Neighbour;
 import org.jflannel.linuxnet.netlink.Route;
 import org.jflannel.linuxnet.netlink.RtNetlink;
@@ -47,7 +44,7 @@ public final class ClusterNode {
     private NodeKind kind;
     private ManagedProcess daemon;
     private long logOffset;
-    private FileTime subnetFileBefore;
+    private SubnetEnvFile.Stamp subnetFileBefore;
     private int starts;
 
     /** {@code launchers}: the binary each kind runs (resolved only when a node first runs that kind). */
@@ -139,7 +136,7 @@ public final class ClusterNode {
         kind = k;
         Files.createDirectories(dir);
         logOffset = Files.exists(log()) ? Files.size(log()) : 0;
-        subnetFileBefore = Files.exists(subnetFile()) ? Files.getLastModifiedTime(subnetFile()) : null;
+        subnetFileBefore = subnetEnv().stamp();
         starts++;
         Files.writeString(log(), "=== jflannel harness: start " + starts + " (" + k.name().toLowerCase(java.util.Locale.ROOT)
                 + "): " + String.join(" ", cmd) + "\n",
@@ -173,21 +170,12 @@ public final class ClusterNode {
      * which has no readiness endpoint) wrote subnet.env anew since this start; fails fast if it died.
      */
     public NodeLease awaitReady() throws Exception {
-        ManagedProcess d = daemon;
         NodeKind k = kind();
-        FileTime before = subnetFileBefore;
-        Wait.until(d.name() + " ready", READY_WITHIN, () -> {
-            if (!d.isAlive()) {
-                throw new Wait.Abort((k == NodeKind.UPSTREAM ? "upstream flanneld" : "flanneld") + " on " + name() + " exited "
-                        + d.exitCode().orElse(-1) + "; log " + d.log() + ", tail:\n"
-                        + d.logTail(30));
-            }
-            if (!Files.exists(subnetFile())) {
-                return false;
-            }
-            return k == NodeKind.UPSTREAM ? !Files.getLastModifiedTime(subnetFile()).equals(before)
-                    : NsHttp.get(ns, "127.0.0.1", HEALTHZ_PORT, "/readyz").status() == 200;
-        });
+        SubnetEnvFile.Stamp before = subnetFileBefore;
+        SubnetEnvFile env = subnetEnv();
+        Readiness.await(k == NodeKind.UPSTREAM ? "upstream flanneld" : "flanneld", name(), daemon, READY_WITHIN,
+                () -> k == NodeKind.UPSTREAM ? env.writtenSince(before)
+                        : Files.exists(subnetFile()) && Readiness.readyz(ns, HEALTHZ_PORT));
         return lease();
     }
 
@@ -225,43 +213,25 @@ public final class ClusterNode {
 
     /** This node's lease from its subnet.env ({@code FLANNEL_SUBNET}, {@code FLANNEL_MTU}). */
     public NodeLease lease() throws IOException {
-        Map<String, String> vars = readSubnetEnv();
-        String subnet = vars.get("FLANNEL_SUBNET");
-        if (subnet == null) {
-            throw new IOException(subnetFile() + " has no FLANNEL_SUBNET: " + vars);
-        }
-        return new NodeLease(name(), subnet, publicIp(), Integer.parseInt(vars.getOrDefault("FLANNEL_MTU", "0")));
+        return subnetEnv().lease(name(), publicIp());
     }
 
     public Map<String, String> readSubnetEnv() throws IOException {
-        Map<String, String> out = new LinkedHashMap<>();
-        for (String line : Files.readAllLines(subnetFile(), StandardCharsets.UTF_8)) {
-            int eq = line.indexOf('=');
-            if (eq > 0) {
-                out.put(line.substring(0, eq), line.substring(eq + 1));
-            }
-        }
-        return out;
+        return subnetEnv().read();
+    }
+
+    private SubnetEnvFile subnetEnv() {
+        return new SubnetEnvFile(subnetFile());
     }
 
     /** The UDP backend's TUN ({@code flannel0}) and its main-table routes, dumped now (link null when absent). */
     public FlannelEntries udpDevice() throws Exception {
-        return tunDevice(UDP_DEVICE);
+        return new NodeDevices(ns).routesOf(UDP_DEVICE);
     }
 
     /** The wireguard backend's {@code flannel-wg} (a TUN in userspace mode) and its routes. */
     public FlannelEntries wireguardDevice() throws Exception {
-        return tunDevice(WIREGUARD_DEVICE);
-    }
-
-    private FlannelEntries tunDevice(String name) throws Exception {
-        return ns.call(() -> {
-            try (RtNetlink nl = RtNetlink.open()) {
-                Optional<Link> link = nl.link(name);
-                return link.isEmpty() ? FlannelEntries.absent()
-                        : new FlannelEntries(link.get(), List.of(), List.of(), nl.routesOf(link.get().index()));
-            }
-        });
+        return new NodeDevices(ns).routesOf(WIREGUARD_DEVICE);
     }
 
     /**
@@ -321,16 +291,7 @@ public final class ClusterNode {
 
     /** The device, neighbours, FDB entries and main-table routes on {@code flannel.1}, dumped now. */
     public FlannelEntries entries() throws Exception {
-        return ns.call(() -> {
-            try (RtNetlink nl = RtNetlink.open()) {
-                Optional<Link> link = nl.link(VXLAN_DEVICE);
-                if (link.isEmpty()) {
-                    return FlannelEntries.absent();
-                }
-                int i = link.get().index();
-                return new FlannelEntries(link.get(), nl.neighbours(i), nl.fdb(i), nl.routesOf(i));
-            }
-        });
+        return new NodeDevices(ns).vxlan();
     }
 
     /**
@@ -338,13 +299,7 @@ public final class ClusterNode {
      * (neighbours and FDB entries are not read: host-gw writes none).
      */
     public FlannelEntries hostGwRoutes() throws Exception {
-        return ns.call(() -> {
-            try (RtNetlink nl = RtNetlink.open()) {
-                Optional<Link> link = nl.link(ClusterNames.NODE_IFACE);
-                return link.isEmpty() ? FlannelEntries.absent()
-                        : new FlannelEntries(link.get(), List.of(), List.of(), nl.routesOf(link.get().index()));
-            }
-        });
+        return new NodeDevices(ns).routesOf(ClusterNames.NODE_IFACE);
     }
 
     /** host-gw: deletes the route to {@code subnet} on {@code eth0} by hand, as an operator's mistake would. */

@@ -20,7 +20,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.jflannel.core.Ip4Net;
 import org.jflannel.testsupport.kube.ApiCall;
@@ -44,7 +43,6 @@ public final class DaemonSetCluster implements AutoCloseable {
     public static final String NAMESPACE = "kube-flannel";
     public static final int API_PORT = 6443;
     static final String ADMIN_AGENT = "jflannel-test-admin";
-    private static final String VXLAN_DEVICE = "flannel.1";
     private static final Duration READY_WITHIN = Duration.ofSeconds(120);
 
     /**
@@ -66,30 +64,29 @@ public final class DaemonSetCluster implements AutoCloseable {
     private final RenderedManifests manifests;
     private final UnpackedImage image;
     private final java.util.function.Function<Container, UnpackedImage> images;
+    private final ClusterRun run;
     private final ClusterNames names;
     private final Path runDir;
     private final Topology topology;
     private final Consumer<String> progress;
     private final List<Node> nodes = new ArrayList<>();
-    private final List<Pod> pods = new ArrayList<>();
     private final List<AutoCloseable> toClose = new ArrayList<>();
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final Thread shutdownHook = new Thread(this::closeQuietly, "daemonset-cluster-cleanup");
     private KubeMockServer api;
     private ApiServerTls tls;
     private KubernetesClient admin;
     private Path serviceAccountDir;
 
     private DaemonSetCluster(RenderedManifests manifests, UnpackedImage image,
-                             java.util.function.Function<Container, UnpackedImage> images, ClusterNames names, Path runDir,
-                             Consumer<String> progress) {
+                             java.util.function.Function<Container, UnpackedImage> images, ClusterRun run) {
         this.manifests = manifests;
-        this.names = names;
         this.image = image;
         this.images = images;
-        this.runDir = runDir;
-        this.topology = new Topology(names, runDir);
-        this.progress = progress;
+        this.run = run;
+        this.names = run.names();
+        this.runDir = run.runDir();
+        this.topology = run.topology();
+        this.progress = run::progress;
+        run.teardownFirst(this::tearDown);
     }
 
     /** Builds the nodes, runs the DaemonSet's pod on each, waits for readiness, attaches {@code podsPerNode} pods per node. */
@@ -106,20 +103,10 @@ public final class DaemonSetCluster implements AutoCloseable {
                                          Path runBase, int nodeCount, int podsPerNode, Consumer<String> progress)
             throws Exception {
         Map<String, UnpackedImage> images = Map.copyOf(byImage);
-        StaleRuns.sweep(runBase, progress);
-        ClusterNames names = ClusterNames.random();
-        Path runDir = Files.createDirectories(runBase.resolve("jflannel-" + names.id()));
-        StaleRuns.claim(runDir);
         DaemonSetCluster c = new DaemonSetCluster(manifests, image,
-                container -> images.getOrDefault(String.valueOf(container.getImage()), image), names, runDir, progress);
-        Runtime.getRuntime().addShutdownHook(c.shutdownHook);
-        try {
-            c.boot(nodeCount, podsPerNode);
-        } catch (Exception | Error e) {
-            progress.accept("start failed: " + e.getMessage() + " — cleaning up");
-            c.closeQuietly();
-            throw e;
-        }
+                container -> images.getOrDefault(String.valueOf(container.getImage()), image),
+                ClusterRun.open("daemonset cluster", runBase, progress));
+        c.run.boot(() -> c.boot(nodeCount, podsPerNode));
         return c;
     }
 
@@ -212,11 +199,7 @@ public final class DaemonSetCluster implements AutoCloseable {
         }
         for (Node n : nodes) {
             for (int j = 1; j <= podsPerNode; j++) {
-                String ns = names.pod(n.index(), j);
-                topology.createPodNs(ns);
-                String ip = HostSideCni.ipv4(n.cni().add(ns));
-                pods.add(new Pod(n.name() + "/pod" + j, n.index(), ns, ip));
-                progress.accept("pod " + n.name() + "/pod" + j + ": " + ip + " via the installed /opt/cni/bin/flannel");
+                run.attachPod(n.index(), j, ns -> HostSideCni.ipv4(n.cni().add(ns)), "the installed /opt/cni/bin/flannel");
             }
         }
     }
@@ -285,7 +268,7 @@ public final class DaemonSetCluster implements AutoCloseable {
         admin.pods().inNamespace(NAMESPACE).withName(old.podName(names.id())).delete();
         int exit = old.daemon().terminate();
         progress.accept(old.name() + ": kube-flannel of " + old.manifests().source() + " stopped, exit " + exit);
-        Object before = subnetEnvKey(old);
+        SubnetEnvFile.Stamp before = subnetEnvFile(old).stamp();
         Node n = runPod(old.index(), old.host(), next, c -> imgs.getOrDefault(String.valueOf(c.getImage()), image),
                 next.all(ConfigMap.class), next.all(Secret.class), old.generation() + 1);
         nodes.set(n.index() - 1, n);
@@ -295,11 +278,9 @@ public final class DaemonSetCluster implements AutoCloseable {
         return n;
     }
 
-    /** subnet.env's identity (inode): it is written by rename, so a daemon that wrote it anew changed it. */
-    private static Object subnetEnvKey(Node n) throws IOException {
-        Path f = n.host().path("/run/flannel/subnet.env");
-        return Files.isRegularFile(f) ? Files.readAttributes(f, java.nio.file.attribute.BasicFileAttributes.class).fileKey()
-                : null;
+    /** The subnet.env node {@code n}'s flanneld writes, in the fake host's /run/flannel. */
+    private static SubnetEnvFile subnetEnvFile(Node n) {
+        return new SubnetEnvFile(n.host().path("/run/flannel/subnet.env"));
     }
 
     private static KubernetesClient adminClient(KubeMockServer server) {
@@ -347,23 +328,11 @@ public final class DaemonSetCluster implements AutoCloseable {
         return new com.fasterxml.jackson.databind.ObjectMapper().readTree(netConf(configMaps)).path("Network").asText();
     }
 
-    /** {@code staleSubnetEnv}: the identity of a subnet.env an earlier pod wrote (null: none), not a sign of this one. */
-    private void awaitReady(Node n, Object staleSubnetEnv) throws Exception {
-        Wait.until("kube-flannel ready on " + n.name(), READY_WITHIN, () -> {
-            if (!n.daemon().isAlive()) {
-                throw new Wait.Abort("kube-flannel on " + n.name() + " exited " + n.daemon().exitCode().orElse(-1)
-                        + "; log tail:\n" + n.daemon().logTail(40));
-            }
-            if (!hasProbes(n)) { // as kubelet: running is ready; the pods need the node's subnet.env
-                Object key = subnetEnvKey(n);
-                return key != null && !key.equals(staleSubnetEnv);
-            }
-            try {
-                return probe(n, "/readyz").status() == 200;
-            } catch (IOException notListening) {
-                return false;
-            }
-        });
+    /** {@code staleSubnetEnv}: the stamp of a subnet.env an earlier pod wrote (null: none), not a sign of this one. */
+    private void awaitReady(Node n, SubnetEnvFile.Stamp staleSubnetEnv) throws Exception {
+        // without a probe, as kubelet: running is ready; the pods need the node's subnet.env
+        Readiness.await("kube-flannel", n.name(), n.daemon(), READY_WITHIN, () -> hasProbes(n)
+                ? Readiness.readyz(topology.node(n.index()), probePort(n)) : subnetEnvFile(n).writtenSince(staleSubnetEnv));
     }
 
     /** {@code GET path} on the probe port inside the node, as kubelet's httpGet probe of a hostNetwork pod. */
@@ -374,14 +343,7 @@ public final class DaemonSetCluster implements AutoCloseable {
 
     /** The node's subnet.env, as flanneld wrote it into the fake host's /run/flannel. */
     public Map<String, String> subnetEnv(Node n) throws IOException {
-        Map<String, String> out = new java.util.LinkedHashMap<>();
-        for (String line : Files.readAllLines(n.host().path("/run/flannel/subnet.env"), StandardCharsets.UTF_8)) {
-            int eq = line.indexOf('=');
-            if (eq > 0) {
-                out.put(line.substring(0, eq), line.substring(eq + 1));
-            }
-        }
-        return out;
+        return subnetEnvFile(n).read();
     }
 
     public List<Node> nodes() {
@@ -395,27 +357,12 @@ public final class DaemonSetCluster implements AutoCloseable {
 
     /** Node {@code n}'s lease as its subnet.env says, with its underlay address as the public IP. */
     public NodeLease lease(Node n) throws IOException {
-        Map<String, String> env = subnetEnv(n);
-        String subnet = env.get("FLANNEL_SUBNET");
-        if (subnet == null) {
-            throw new IOException(n.name() + ": subnet.env has no FLANNEL_SUBNET: " + env);
-        }
-        return new NodeLease(n.name(), subnet, java.net.InetAddress.getByName(ClusterNames.nodeIp(n.index())),
-                Integer.parseInt(env.getOrDefault("FLANNEL_MTU", "0")));
+        return subnetEnvFile(n).lease(n.name(), Inet.parse(ClusterNames.nodeIp(n.index())));
     }
 
     /** The VXLAN device of node {@code n} and its neighbour, FDB and route entries, dumped now. */
     public FlannelEntries entries(Node n) throws Exception {
-        return topology.node(n.index()).call(() -> {
-            try (org.jflannel.linuxnet.netlink.RtNetlink nl = org.jflannel.linuxnet.netlink.RtNetlink.open()) {
-                java.util.Optional<org.jflannel.linuxnet.netlink.Link> link = nl.link(VXLAN_DEVICE);
-                if (link.isEmpty()) {
-                    return FlannelEntries.absent();
-                }
-                int i = link.get().index();
-                return new FlannelEntries(link.get(), nl.neighbours(i), nl.fdb(i), nl.routesOf(i));
-            }
-        });
+        return new NodeDevices(topology.node(n.index())).vxlan();
     }
 
     /** The IPv4 address on pod {@code p}'s {@code eth0} now ({@code 10.244.1.2/24}), as the pod sees it. */
@@ -427,7 +374,7 @@ public final class DaemonSetCluster implements AutoCloseable {
     }
 
     public List<Pod> pods() {
-        return List.copyOf(pods);
+        return run.pods();
     }
 
     public String runId() {
@@ -457,46 +404,27 @@ public final class DaemonSetCluster implements AutoCloseable {
 
     /** One ICMP echo between two pods. */
     public boolean ping(Pod from, Pod to) throws IOException, InterruptedException {
-        return Cmd.run(Duration.ofSeconds(10), List.of("ip", "netns", "exec", from.namespace(), "ping", "-n", "-q", "-c",
-                "1", "-W", "2", to.ip())).ok();
+        return PingMatrix.echo(from, to);
     }
 
     /** Every ordered pair of distinct pods, one echo each. */
     public PingMatrix pingMatrix() throws IOException, InterruptedException {
-        List<PingMatrix.Result> results = new ArrayList<>();
-        for (Pod from : pods) {
-            for (Pod to : pods) {
-                if (from != to) {
-                    results.add(new PingMatrix.Result(from, to, ping(from, to)));
-                }
-            }
-        }
-        return new PingMatrix(pods, results);
+        return PingMatrix.measure(run.pods());
     }
 
-    private void closeQuietly() {
-        try {
-            close();
-        } catch (Exception e) {
-            System.err.println("daemonset cluster " + names.id() + ": cleanup failed: " + e);
-        }
-    }
-
+    /** Ends the pods' processes by PID, then what this run started, deletes its namespaces and its run directory. */
     @Override
     public void close() throws Exception {
-        if (!closed.compareAndSet(false, true)) {
-            return;
-        }
-        Cleanup.removeShutdownHook(shutdownHook);
-        Cleanup cleanup = new Cleanup();
+        run.close();
+    }
+
+    /** What this cluster started, ended before the run's namespaces go: each node's kube-flannel, then the rest, newest first. */
+    private void tearDown(Cleanup cleanup) {
         for (Node n : nodes) {
             cleanup.attempt(() -> n.daemon().terminate());
         }
         for (int i = toClose.size() - 1; i >= 0; i--) {
             cleanup.attempt(toClose.get(i)::close);
         }
-        cleanup.attempt(topology::close).attempt(() -> StaleRuns.deleteTree(runDir));
-        progress.accept("cleaned up run " + names.id() + ": processes ended, namespaces and " + runDir + " removed");
-        cleanup.throwIfFailed();
     }
 }

@@ -10,7 +10,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.jflannel.linuxnet.netlink.RtNetlink;
 
 /**
@@ -26,37 +25,26 @@ public final class NetnsCluster implements AutoCloseable {
     private static final int UPSTREAM_LOG_TAIL = 40;
 
     private final ClusterOptions options;
+    private final ClusterRun run;
     private final ClusterNames names;
     private final Path runDir;
     private final Topology topology;
     private final List<ClusterNode> nodes = new ArrayList<>();
-    private final List<Pod> pods = new ArrayList<>();
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final Thread shutdownHook = new Thread(this::closeQuietly, "netns-cluster-cleanup");
     private LeaseSource leaseSource;
 
-    private NetnsCluster(ClusterOptions options, ClusterNames names, Path runDir) {
+    private NetnsCluster(ClusterOptions options, ClusterRun run) {
         this.options = options;
-        this.names = names;
-        this.runDir = runDir;
-        this.topology = new Topology(names, runDir);
+        this.run = run;
+        this.names = run.names();
+        this.runDir = run.runDir();
+        this.topology = run.topology();
+        run.teardownFirst(this::tearDown);
     }
 
     /** Builds and starts the whole cluster; on any failure everything made so far is removed again. */
     public static NetnsCluster start(ClusterOptions options) throws Exception {
-        StaleRuns.sweep(options.runBase(), options.progress());
-        ClusterNames names = ClusterNames.random();
-        Path runDir = Files.createDirectories(options.runBase().resolve("jflannel-" + names.id()));
-        StaleRuns.claim(runDir);
-        NetnsCluster c = new NetnsCluster(options, names, runDir);
-        Runtime.getRuntime().addShutdownHook(c.shutdownHook);
-        try {
-            c.boot();
-        } catch (Exception | Error e) {
-            c.progress("start failed: " + e.getMessage() + " — cleaning up");
-            c.closeQuietly();
-            throw e;
-        }
+        NetnsCluster c = new NetnsCluster(options, ClusterRun.open("netns cluster", options.runBase(), options.progress()));
+        c.run.boot(c::boot);
         return c;
     }
 
@@ -157,11 +145,7 @@ public final class NetnsCluster implements AutoCloseable {
         CniChain cni = new CniChain(options.cniLauncher());
         for (ClusterNode n : nodes) {
             for (int j = 1; j <= options.podsPerNode(); j++) {
-                String ns = names.pod(n.index(), j);
-                topology.createPodNs(ns);
-                String ip = cni.add(n, ns);
-                pods.add(new Pod(n.name() + "/pod" + j, n.index(), ns, ip));
-                progress("pod " + n.name() + "/pod" + j + ": " + ip + " (netns " + ns + ")");
+                run.attachPod(n.index(), j, ns -> cni.add(n, ns), "the CNI chain");
             }
         }
     }
@@ -243,7 +227,7 @@ public final class NetnsCluster implements AutoCloseable {
     }
 
     public List<Pod> pods() {
-        return List.copyOf(pods);
+        return run.pods();
     }
 
     /** Names of every namespace this run created (fabric, nodes, pods). */
@@ -269,8 +253,7 @@ public final class NetnsCluster implements AutoCloseable {
 
     /** One ICMP echo from {@code from} to {@code to}'s address, 2 s to answer. */
     public boolean ping(Pod from, Pod to) throws IOException, InterruptedException {
-        return Cmd.run(Duration.ofSeconds(10), List.of("ip", "netns", "exec", from.namespace(),
-                "ping", "-n", "-q", "-c", "1", "-W", "2", to.ip())).ok();
+        return PingMatrix.echo(from, to);
     }
 
     /** A bounded ping run: {@code count} echoes every {@code intervalMs} ms, each given 1 s to answer. */
@@ -284,7 +267,7 @@ public final class NetnsCluster implements AutoCloseable {
 
     /** The ping matrix: for every ordered pair of distinct pods, whether the echo came back. */
     public PingMatrix pingMatrix() throws IOException, InterruptedException {
-        return PingMatrix.measure(this, pods);
+        return PingMatrix.measure(run.pods());
     }
 
     /**
@@ -403,27 +386,19 @@ public final class NetnsCluster implements AutoCloseable {
     }
 
     void progress(String line) {
-        options.progress().accept(line);
+        run.progress(line);
     }
 
     // ---- teardown ----
 
-    private void closeQuietly() {
-        try {
-            close();
-        } catch (Exception e) {
-            System.err.println("netns cluster " + names.id() + ": cleanup failed: " + e);
-        }
-    }
-
     /** Kills every process this run started (by PID), deletes its namespaces and its run directory. */
     @Override
     public void close() throws Exception {
-        if (!closed.compareAndSet(false, true)) {
-            return;
-        }
-        Cleanup.removeShutdownHook(shutdownHook);
-        Cleanup cleanup = new Cleanup();
+        run.close();
+    }
+
+    /** What this cluster started, ended before the run's namespaces go: the daemons (SIGKILL), then etcd or the API server. */
+    private void tearDown(Cleanup cleanup) {
         for (ClusterNode n : nodes) {
             cleanup.attempt(n::kill);
         }
@@ -431,9 +406,6 @@ public final class NetnsCluster implements AutoCloseable {
         if (leaseSource != null) {
             cleanup.attempt(leaseSource::close);
         }
-        cleanup.attempt(topology::close).attempt(() -> StaleRuns.deleteTree(runDir));
-        progress("cleaned up run " + names.id() + ": processes killed, namespaces and " + runDir + " removed");
-        cleanup.throwIfFailed();
     }
 
     /** The run directory goes with the cluster: what each upstream daemon logged is kept in the test's output. */
