@@ -15,7 +15,7 @@
 # serves again after OUTAGE_S; reported: seconds from the server's answer to "resume-serving" until the new Node's
 # route is on flannel.1 (written last, after its neighbour and FDB entry). A measurement, not an assertion.
 """Kube-mode outage benchmark: a Node added while the API server is down, programmed after it returns."""
-import json, os, random, signal, subprocess, sys, time
+import json, os, queue, random, signal, subprocess, sys, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEERS = int(os.environ.get("PEERS", "100"))
@@ -58,14 +58,34 @@ class Api:
                                        "127.0.0.1", "6443"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=open(D + "/api.log", "w"), text=True, start_new_session=True)
         procs.append(self.p)
-        line = self.p.stdout.readline()
+        # the server's libraries log to stdout too: drained all the time, or a full pipe would stall the server
+        self.lines = queue.Queue()
+        threading.Thread(target=self.drain, daemon=True).start()
+        line = self.answer(("ready ",))
         if not line.startswith("ready "):
             raise SystemExit("API server did not start: %r, see %s/api.log" % (line, D))
+
+    def drain(self):
+        with open(D + "/api.out", "w") as out:
+            for line in self.p.stdout:
+                if line.startswith(("ready ", "ok", "err")):
+                    self.lines.put(line)
+                else:
+                    out.write(line)
+        self.lines.put("")
+
+    def answer(self, starts):
+        """The next protocol line, within 60 s."""
+        try:
+            line = self.lines.get(timeout=60)
+        except queue.Empty:
+            return ""
+        return line.strip()
 
     def call(self, line):
         self.p.stdin.write(line + "\n")
         self.p.stdin.flush()
-        answer = self.p.stdout.readline().strip()
+        answer = self.answer(("ok", "err"))
         if not answer.startswith("ok"):
             raise SystemExit("API server: %s -> %s" % (line[:80], answer[:300]))
         return answer
