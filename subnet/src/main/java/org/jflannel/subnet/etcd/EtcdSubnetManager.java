@@ -43,11 +43,6 @@ public final class EtcdSubnetManager implements SubnetManager {
     private final LeaseAcquirer acquirer;
     private final LeaseRenewer renewer;
     private final List<Subscription> subscriptions = new ArrayList<>();
-    /**
-     * The first acquisition's listing, held for the first lease watch (the daemon subscribes right after it has
-     * written subnet.env); never held once a watch runs, so a later re-acquisition keeps nothing.
-     */
-    private EtcdStore.Listing handoff;
     private final EtcdProbe probe;
     private LeaseWatch ownLeaseWatch;
     /** etcd was unreachable, or a call failed, since the client last worked: use a new client next time. */
@@ -101,7 +96,6 @@ public final class EtcdSubnetManager implements SubnetManager {
             stale = true;
             throw ex;
         }
-        handoff = subscriptions.isEmpty() ? a.listing() : null;
         renewer.cancel();
         if (!a.reservation()) {
             renewer.start(a.key(), a.value(), a.lease().expiration());
@@ -137,8 +131,7 @@ public final class EtcdSubnetManager implements SubnetManager {
     @Override
     public synchronized Subscription watchLeases(Consumer<List<LeaseEvent>> sink) {
         LeaseWatch w = new LeaseWatch(this::watchConnection, probe, options.subnetsPrefix(), key -> true, sink,
-                "etcd-lease-watch", timings, clock, false).startingFrom(handoff);
-        handoff = null;
+                "etcd-lease-watch", timings, clock, false);
         subscriptions.add(w);
         return w.start();
     }
@@ -155,7 +148,6 @@ public final class EtcdSubnetManager implements SubnetManager {
 
     @Override
     public synchronized void close() {
-        handoff = null;
         subscriptions.forEach(Subscription::close);
         subscriptions.clear();
         if (ownLeaseWatch != null) {

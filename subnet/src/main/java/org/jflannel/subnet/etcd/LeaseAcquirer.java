@@ -27,20 +27,8 @@ final class LeaseAcquirer {
     static final int MAX_ATTEMPTS = 10;
     private static final Logger LOG = LoggerFactory.getLogger(LeaseAcquirer.class);
 
-    /**
-     * The acquired lease, its etcd key and value, whether it is a reservation (never renewed), and the listing the
-     * acquisition was decided on (taken before our own write), or null when the acquisition deleted a stale lease of
-     * ours after listing (the lease watch then lists for itself).
-     */
-    record Acquired(Lease lease, String key, String value, boolean reservation, EtcdStore.Listing listing) {
-        Acquired(Lease lease, String key, String value, boolean reservation) {
-            this(lease, key, value, reservation, null);
-        }
-
-        Acquired withListing(EtcdStore.Listing l) {
-            return new Acquired(lease, key, value, reservation, l);
-        }
-    }
+    /** The acquired lease, its etcd key and value, and whether it is a reservation (never renewed). */
+    record Acquired(Lease lease, String key, String value, boolean reservation) {}
 
     /** A parsed listing entry. */
     private record Known(EtcdStore.Entry entry, LeaseKeyCodec.Subnets subnets, LeaseAttrs attrs) {}
@@ -55,8 +43,6 @@ final class LeaseAcquirer {
     private final RandomGenerator random;
     private final Ip4Net previous4;
     private final Ip6Net previous6;
-    /** The last attempt's listing, for {@link Acquired#listing()}. */
-    private EtcdStore.Listing lastListing;
 
     LeaseAcquirer(EtcdStore store, EtcdOptions options, EtcdTimings timings, Clock clock, RandomGenerator random,
                   Ip4Net previous4, Ip6Net previous6) {
@@ -70,18 +56,6 @@ final class LeaseAcquirer {
     }
 
     Acquired acquire(NetConf conf, LeaseAttrs attrs) throws IOException, InterruptedException, ConfigException {
-        try {
-            Acquired a = acquireOnce(conf, attrs);
-            return a.withListing(deletedStale ? null : lastListing);
-        } finally {
-            lastListing = null;
-            deletedStale = false;
-        }
-    }
-
-    private boolean deletedStale;
-
-    private Acquired acquireOnce(NetConf conf, LeaseAttrs attrs) throws IOException, InterruptedException, ConfigException {
         if (!conf.enableIPv4()) {
             throw new ConfigException("EnableIPv4", options.configKey()
                     + ": EnableIPv4: etcd lease keys always name an IPv4 subnet; IPv6-only needs the kube subnet manager");
@@ -106,7 +80,6 @@ final class LeaseAcquirer {
                 } else {
                     LOG.info("lease incompatible with the network config, deleting key={}", stale.entry().key());
                     store.delete(stale.entry().key());
-                    deletedStale = true;
                     leases.remove(stale);
                 }
             }
@@ -182,8 +155,7 @@ final class LeaseAcquirer {
      */
     private List<Known> list(String publicIp) throws IOException, InterruptedException {
         List<Known> out = new ArrayList<>();
-        lastListing = store.list(options.subnetsPrefix());
-        for (EtcdStore.Entry e : lastListing.entries()) {
+        for (EtcdStore.Entry e : store.list(options.subnetsPrefix()).entries()) {
             LeaseKeyCodec.Subnets s;
             try {
                 s = LeaseKeyCodec.parse(e.key());
