@@ -7,6 +7,10 @@
 #   env FLANNELD_JAVA_OPTS=...  passed on to bin/flanneld
 #   env LATE_S=70   diagnostic: RSS and thread count again LATE_S seconds after the first sample
 #   env DIAG=1      heap, class histogram and (with -XX:NativeMemoryTracking=summary) NMT after convergence
+#   env VARIANTS="JFLANNEL_ROUTE_NEXTHOPS=0;JFLANNEL_ROUTE_NEXTHOPS=1"   A/B in one invocation: each run starts the
+#                   daemon once per variant (its VAR=VALUE pairs, space-separated, added to the daemon's environment),
+#                   the order rotating every run; result lines carry variant=...; FLANNELD_BIN=PATH in a variant runs
+#                   that launcher instead of bin/flanneld (e.g. a copy of another build's bin/ and flanneld/target/)
 #
 # Convergence of the real daemon (bin/flanneld, etcd mode, VXLAN) in a throwaway network namespace:
 # N leases written upstream's way into a real etcd (each key under its own 24 h etcd lease, upstream's
@@ -29,6 +33,27 @@ PORT = 2379
 PREFIX = "/coreos.com/network"
 X = ["ip", "netns", "exec", NS]
 procs = []
+VARIANTS = [v.strip() for v in os.environ.get("VARIANTS", "").split(";") if v.strip()] or [""]
+variant = ""  # the one the next start_flanneld uses
+
+
+def variant_env():
+    env = dict(os.environ)
+    env.pop("VARIANTS", None)
+    for kv in variant.split():
+        k, _, v = kv.partition("=")
+        env[k] = v
+    return env
+
+
+def variant_tag():
+    return (" variant=" + variant.replace(" ", ",")) if variant else ""
+
+
+def variants_for(run):
+    """All variants, rotated by the run number: A B, then B A, ... (interleaved A/B)."""
+    k = (run - 1) % len(VARIANTS)
+    return VARIANTS[k:] + VARIANTS[:k]
 
 
 def sh(*cmd, check=True):
@@ -158,6 +183,15 @@ def await_programmed(n, limit_s):
     return None, full_counts()
 
 
+def cpu_s(pid):
+    """The process's user + system CPU seconds so far (all threads): under load the wall times stretch, this less."""
+    try:
+        f = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
+        return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 def rss_mb(pid):
     for line in open("/proc/%d/status" % pid):
         if line.startswith("VmRSS:"):
@@ -168,9 +202,11 @@ def rss_mb(pid):
 def start_flanneld(tag):
     log = open("%s/flanneld-%s.log" % (D, tag), "w")
     t = time.time()
-    p = subprocess.Popen(X + [os.path.join(ROOT, "bin", "flanneld"), "--etcd-endpoints=http://127.0.0.1:%d" % PORT,
+    env = variant_env()
+    launcher = env.pop("FLANNELD_BIN", "") or os.path.join(ROOT, "bin", "flanneld")
+    p = subprocess.Popen(X + [launcher, "--etcd-endpoints=http://127.0.0.1:%d" % PORT,
                               "--iface=ext0", "--subnet-file=" + D + "/subnet.env"],
-                         stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ), start_new_session=True)
+                         stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     procs.append(p)
     return p, t
 
@@ -220,7 +256,7 @@ def one_run(n, run):
     write_leases(0, n)
     print("# %d leases written in %.1f s" % (n, time.time() - t_w0), flush=True)
     time.sleep(1)  # let etcd settle (fsync of the last batch) before the clock starts
-    tag = "%d-%d" % (n, run)
+    tag = "%d-%d%s" % (n, run, "-v%d" % VARIANTS.index(variant) if variant else "")
     p, t0 = start_flanneld(tag)
     limit = 30 + n / 100
     t_env = None
@@ -240,6 +276,7 @@ def one_run(n, run):
     if t_done is None:
         c = full_counts()
     jp = java_pid(p)
+    cpu_now = cpu_s(jp) if p.poll() is None else 0
     rss_now = rss_mb(jp) if p.poll() is None else 0
     time.sleep(5)
     rss = rss_mb(jp) if p.poll() is None else 0
@@ -259,8 +296,9 @@ def one_run(n, run):
         "TIMEOUT(%ds)" % limit if p.poll() is None else "EXITED(%d, log %s/flanneld-%s.log)" % (p.returncode, D, tag))
     env_s = ("%.2f" % (t_env - t0)) if t_env else "?"
     print("convergence mode=etcd leases=%d run=%d converged_s=%s subnet_env_s=%s %s routes=%d neigh=%d fdb=%d "
-          "rss_mb_at_converged=%.1f rss_mb_5s_later=%.1f load1=%s"
-          % (n, run, conv, env_s, snapshot_line(tag), c[0], c[1], c[2], rss_now, rss, load()), flush=True)
+          "rss_mb_at_converged=%.1f rss_mb_5s_later=%.1f cpu_s_at_converged=%.2f load1=%s%s"
+          % (n, run, conv, env_s, snapshot_line(tag), c[0], c[1], c[2], rss_now, rss, cpu_now, load(), variant_tag()),
+          flush=True)
     if os.environ.get("LATE_S") and p.poll() is None:  # diagnostic: RSS and threads again after idling
         time.sleep(float(os.environ["LATE_S"]))
         print("late mode=etcd leases=%d after_converged_s=%.0f rss_mb=%.1f threads=%d"
@@ -273,14 +311,16 @@ def one_run(n, run):
 
 
 def grow(p, jp, n):
+    cpu0 = cpu_s(jp)
     t_first, t_last = write_leases(n, n + GROW)
     t_done, c = await_programmed(n + GROW, 60)
+    cpu = cpu_s(jp) - cpu0
     after = ("%.3f" % (t_done - t_last)) if t_done else "TIMEOUT"
     total = ("%.3f" % (t_done - t_first)) if t_done else "TIMEOUT"
     time.sleep(5)
     print("grow mode=etcd leases=%d+%d puts_s=%.2f programmed_after_last_put_s=%s programmed_after_first_put_s=%s "
-          "routes=%d neigh=%d fdb=%d rss_mb_5s_later=%.1f load1=%s"
-          % (n, GROW, t_last - t_first, after, total, c[0], c[1], c[2], rss_mb(jp), load()), flush=True)
+          "routes=%d neigh=%d fdb=%d rss_mb_5s_later=%.1f cpu_s_during=%.2f load1=%s%s"
+          % (n, GROW, t_last - t_first, after, total, c[0], c[1], c[2], rss_mb(jp), cpu, load(), variant_tag()), flush=True)
 
 
 def enter_netns():
@@ -345,7 +385,9 @@ def main():
         setup()
         for n in SIZES:
             for run in range(1, RUNS + 1):
-                one_run(n, run)
+                global variant
+                for variant in variants_for(run):
+                    one_run(n, run)
     finally:
         cleanup()
 

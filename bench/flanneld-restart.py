@@ -3,6 +3,7 @@
 #   env RUNS=1          restarts per N (each: SIGKILL, start again)
 #   env UPSTREAM=1      run upstream's flanneld (/work/shared/upstream/flanneld) instead, same procedure
 #   env KEEP_LOGS=1     keep the run directory
+#   env VARIANTS=...    A/B in one invocation, as flanneld-convergence.py's (e.g. "JFLANNEL_ROUTE_NEXTHOPS=0;JFLANNEL_ROUTE_NEXTHOPS=1")
 #
 # Restart at scale: N leases written upstream's way into a real etcd (the setup of flanneld-convergence.py,
 # whose helpers this script imports), flanneld started and left to program all N peers; then `ip monitor all`
@@ -102,12 +103,13 @@ def one(n, run):
     if os.path.exists(conv.D + "/subnet.env"):
         os.remove(conv.D + "/subnet.env")
     conv.write_leases(0, n)
-    p, t0 = start("%d-%d-first" % (n, run))
+    vt = "-v%d" % conv.VARIANTS.index(conv.variant) if conv.variant else ""
+    p, t0 = start("%d-%d%s-first" % (n, run, vt))
     t_done, c = conv.await_programmed(n, 60 + n / 100)
     if not t_done:
         raise SystemExit("first start did not converge: %s, logs in %s" % (c, conv.D))
     time.sleep(3)  # past the first reconcile
-    tag = "%d-%d-restart" % (n, run)
+    tag = "%d-%d%s-restart" % (n, run, vt)
     ms = monitors(tag)
     jp = daemon_pid(p)
     os.kill(jp, signal.SIGKILL)
@@ -128,10 +130,10 @@ def one(n, run):
     dels = deleted(ms)
     flannel = sum(v for k, v in dels.items() if k != "unrelated")
     print("restart leases=%d run=%d exec_to_snapshot_programmed_s=%s %s min_entries_during=%d kernel_deleted=%d %s "
-          "rss_mb=%.1f load1=%s%s"
+          "rss_mb=%.1f load1=%s%s%s"
           % (n, run, ("%.2f" % (t_snap - t0)) if t_snap else "?", env_s, low, flannel,
              " ".join("%s=%d" % kv for kv in sorted(dels.items())) or "-", conv.rss_mb(daemon_pid(p)) if p.poll() is None else 0,
-             conv.load(), " upstream" if UPSTREAM else ""), flush=True)
+             conv.load(), " upstream" if UPSTREAM else "", conv.variant_tag()), flush=True)
     conv.stop(p)
 
 
@@ -148,7 +150,8 @@ def main():
         conv.setup()
         for n in SIZES:
             for run in range(1, RUNS + 1):
-                one(n, run)
+                for conv.variant in conv.variants_for(run):
+                    one(n, run)
     finally:
         conv.cleanup()
 

@@ -50,6 +50,9 @@ final class BulkWriter {
             int i = k;
             PeerEntries.Encapsulated e = entries.get(i);
             if (first.ok(2 * i) && first.ok(2 * i + 1)) {
+                if (e.nexthop() != null) {
+                    routes.replaceNexthop(e.nexthop()); // just before its route: a failed one fails the route too
+                }
                 routes.replaceRoute(e.route());
                 routed.add(e);
                 continue;
@@ -85,13 +88,17 @@ final class BulkWriter {
         }
         List<PeerEntries.Encapsulated> failed = new ArrayList<>();
         int done = 0;
-        for (int i = 0; i < routed.size(); i++) {
-            if (result.ok(i)) {
+        int at = 0; // request index: a peer with a nexthop object has two requests, the nexthop's first
+        for (PeerEntries.Encapsulated e : routed) {
+            int first = at;
+            at += e.nexthop() != null ? 2 : 1;
+            int last = at - 1;
+            if (result.ok(last) && result.ok(first)) {
                 done++;
             } else {
-                failed.add(routed.get(i));
-                LOG.info("peer route failed, retrying per peer {} error={}", routed.get(i).describe(),
-                        result.error(i).orElseThrow().getMessage());
+                failed.add(e);
+                LOG.info("peer route failed, retrying per peer {} error={}", e.describe(),
+                        result.error(first).or(() -> result.error(last)).orElseThrow().getMessage());
             }
         }
         counters.programmed(3 * done);

@@ -4,6 +4,7 @@ import java.io.IOException;
 import org.jflannel.backend.vxlan.VxlanCounters.ErrorKind;
 import org.jflannel.linuxnet.netlink.FdbEntry;
 import org.jflannel.linuxnet.netlink.Neighbour;
+import org.jflannel.linuxnet.netlink.Nexthop;
 import org.jflannel.linuxnet.netlink.Route;
 import org.jflannel.linuxnet.netlink.RtNetlink;
 import org.slf4j.Logger;
@@ -53,7 +54,11 @@ final class EntryWriter {
             cleanUp(subject, "neighbour", e.ipv6() ? Retry.once() : retry, () -> nl.deleteNeighbour(v.neighbour()));
             return false;
         }
-        if (!step(subject, "route", ErrorKind.ROUTE, retry, () -> nl.replaceRoute(v.route()))) {
+        Retry.KernelCall route = v.nexthop() == null ? () -> nl.replaceRoute(v.route()) : () -> {
+            nl.replaceNexthop(v.nexthop());
+            nl.replaceRoute(v.route());
+        };
+        if (!step(subject, "route", ErrorKind.ROUTE, retry, route)) {
             // upstream tries these once for IPv4 and retries them for IPv6
             Retry r = e.ipv6() ? retry : Retry.once();
             cleanUp(subject, "neighbour", r, () -> nl.deleteNeighbour(v.neighbour()));
@@ -70,6 +75,16 @@ final class EntryWriter {
             delete(subject, "fdb", ErrorKind.FDB, () -> nl.deleteFdb(v.fdb()));
         }
         delete(subject, "route", ErrorKind.ROUTE, () -> nl.deleteRoute(e.route()));
+        if (e instanceof PeerEntries.Encapsulated v && v.nexthop() != null) {
+            // upstream flanneld (a rolling upgrade back) may have replaced ours by a plain route: that one too
+            Route plain = Route.onlink(v.route().dst(), v.nexthop().gateway(), v.nexthop().linkIndex());
+            delete(subject, "plain route", ErrorKind.ROUTE, () -> nl.deleteRoute(plain));
+            delete(subject, "nexthop", ErrorKind.ROUTE, () -> nl.deleteNexthop(v.nexthop().id()));
+        }
+    }
+
+    void remove(String subject, Nexthop nh) {
+        delete(subject, "nexthop", ErrorKind.ROUTE, () -> nl.deleteNexthop(nh.id()));
     }
 
     void remove(String subject, Neighbour n) {

@@ -3,6 +3,7 @@ package org.jflannel.backend.vxlan;
 import java.util.Objects;
 import org.jflannel.linuxnet.netlink.FdbEntry;
 import org.jflannel.linuxnet.netlink.Neighbour;
+import org.jflannel.linuxnet.netlink.Nexthop;
 import org.jflannel.linuxnet.netlink.Route;
 
 /** The kernel entries that carry traffic to one peer subnet of one address family. */
@@ -27,12 +28,23 @@ sealed interface PeerEntries permits PeerEntries.Encapsulated, PeerEntries.Direc
      * VXLAN (REFERENCE §6.7): the neighbour makes the peer's subnet address (the route's gateway)
      * resolve to the peer's VTEP MAC, the FDB entry sends that MAC to the peer's public IP, and the
      * onlink route sends the subnet to that gateway through our device.
+     *
+     * @param nexthop null: a plain onlink route (upstream's); else (Ours, {@code JFLANNEL_ROUTE_NEXTHOPS}) the
+     *                nexthop object the route goes through ({@code route.nexthopId() == nexthop.id()})
      */
-    record Encapsulated(Neighbour neighbour, FdbEntry fdb, Route route) implements PeerEntries {
+    record Encapsulated(Neighbour neighbour, FdbEntry fdb, Route route, Nexthop nexthop) implements PeerEntries {
         public Encapsulated {
             Objects.requireNonNull(neighbour, "neighbour");
             Objects.requireNonNull(fdb, "fdb");
             Objects.requireNonNull(route, "route");
+            if ((nexthop == null ? 0 : nexthop.id()) != route.nexthopId()) {
+                throw new IllegalArgumentException("route " + route.dst() + ": nhid " + route.nexthopId()
+                        + " is not its nexthop's id " + (nexthop == null ? "(none)" : nexthop.id()));
+            }
+        }
+
+        Encapsulated(Neighbour neighbour, FdbEntry fdb, Route route) {
+            this(neighbour, fdb, route, null);
         }
     }
 

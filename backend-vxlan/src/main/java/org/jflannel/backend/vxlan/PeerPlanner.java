@@ -1,5 +1,6 @@
 package org.jflannel.backend.vxlan;
 
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,6 +13,7 @@ import org.jflannel.core.MacAddress;
 import org.jflannel.linuxnet.netlink.FdbEntry;
 import org.jflannel.linuxnet.netlink.IpPrefix;
 import org.jflannel.linuxnet.netlink.Neighbour;
+import org.jflannel.linuxnet.netlink.Nexthop;
 import org.jflannel.linuxnet.netlink.Route;
 
 /**
@@ -31,17 +33,34 @@ final class PeerPlanner {
     private final int v6Link;
     private final boolean directRouting;
     private final Predicate<InetAddress> sameL2;
+    private final boolean nexthops;
+
+    PeerPlanner(int v4Link, int v6Link, boolean directRouting, Predicate<InetAddress> sameL2) {
+        this(v4Link, v6Link, directRouting, sameL2, false);
+    }
 
     /**
      * @param v4Link        index of {@code flannel.<VNI>}, 0 when IPv4 is off
      * @param v6Link        index of {@code flannel-v6.<VNI>}, 0 when IPv6 is off
      * @param sameL2        {@code ip route get <ip>} gives one route without gateway (asked only with DirectRouting)
+     * @param nexthops      IPv4 onlink routes through nexthop objects ({@link #nexthopId})
      */
-    PeerPlanner(int v4Link, int v6Link, boolean directRouting, Predicate<InetAddress> sameL2) {
+    PeerPlanner(int v4Link, int v6Link, boolean directRouting, Predicate<InetAddress> sameL2, boolean nexthops) {
         this.v4Link = v4Link;
         this.v6Link = v6Link;
         this.directRouting = directRouting;
         this.sameL2 = sameL2;
+        this.nexthops = nexthops;
+    }
+
+    /**
+     * The nexthop id of a peer's IPv4 gateway: the address read as an unsigned number (10.244.3.0 →
+     * 183763712). Gateways are unique per lease, so ids are too, and the same peer gets the same id after a
+     * restart without any table; 0 (0.0.0.0, never a subnet address) means none.
+     */
+    static int nexthopId(Inet4Address gateway) {
+        byte[] b = gateway.getAddress();
+        return (b[0] & 0xff) << 24 | (b[1] & 0xff) << 16 | (b[2] & 0xff) << 8 | (b[3] & 0xff);
     }
 
     Outcome plan(Lease lease) {
@@ -85,10 +104,14 @@ final class PeerPlanner {
             return new PeerEntries.Direct(Route.via(subnet, publicIp));
         }
         InetAddress gateway = subnet.address();
-        return new PeerEntries.Encapsulated(
-                Neighbour.permanent(link, gateway, vtepMac),
-                new FdbEntry(link, vtepMac, publicIp),
-                Route.onlink(subnet, gateway, link));
+        Neighbour neighbour = Neighbour.permanent(link, gateway, vtepMac);
+        FdbEntry fdb = new FdbEntry(link, vtepMac, publicIp);
+        // IPv4 only: its routes are what hash into one fib_info bucket (docs/benchmarks.md); IPv6 keeps no such table
+        if (nexthops && gateway instanceof Inet4Address v4gw && nexthopId(v4gw) != 0) {
+            Nexthop nh = Nexthop.onlink(nexthopId(v4gw), gateway, link);
+            return new PeerEntries.Encapsulated(neighbour, fdb, Route.through(subnet, nh), nh);
+        }
+        return new PeerEntries.Encapsulated(neighbour, fdb, Route.onlink(subnet, gateway, link));
     }
 
     private static String text(Object subnet) {

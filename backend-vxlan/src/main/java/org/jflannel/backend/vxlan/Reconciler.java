@@ -39,7 +39,8 @@ final class Reconciler {
             }
         }
         int idx = dev.index();
-        KernelDiff diff = KernelDiff.of(desired, nl.neighbours(idx), nl.fdb(idx), nl.routesOf(idx), withStrays);
+        KernelDiff diff = KernelDiff.of(desired, nl.neighbours(idx), nl.fdb(idx), nl.routesOf(idx), nl.nexthops(idx),
+                withStrays);
         for (var n : diff.strayNeighbours()) {
             strays.add(() -> {
                 LOG.info("stray neighbour removed dev={} ip={} mac={}", dev.name(), n.ip().getHostAddress(), n.mac());
@@ -54,8 +55,17 @@ final class Reconciler {
         }
         for (var r : diff.strayRoutes()) {
             strays.add(() -> {
-                LOG.info("stray route removed dev={} dst={} via={}", dev.name(), r.dst(), r.gateway().getHostAddress());
+                LOG.info("stray route removed dev={} dst={} via={}{}", dev.name(), r.dst(),
+                        r.gateway() == null ? "-" : r.gateway().getHostAddress(),
+                        r.nexthopId() == 0 ? "" : " nhid=" + Integer.toUnsignedString(r.nexthopId()));
                 writer.remove(r.dst().toString(), r);
+            });
+        }
+        for (var h : diff.strayNexthops()) {
+            strays.add(() -> {
+                LOG.info("stray nexthop removed dev={} id={} via={}", dev.name(), Integer.toUnsignedString(h.id()),
+                        h.gateway().getHostAddress());
+                writer.remove("nexthop " + Integer.toUnsignedString(h.id()), h);
             });
         }
         for (KernelDiff.Missing m : diff.missing()) {

@@ -81,6 +81,9 @@ public final class VxlanBackend implements Backend {
         }
         LOG.info("VXLAN config: VNI={} Port={} GBP={} Learning={} DirectRouting={}",
                 cfg.vni(), cfg.port(), cfg.gbp(), cfg.learning(), cfg.directRouting());
+        if (settings.routeNexthops()) {
+            LOG.info("vxlan routes through nexthop objects routeNexthops=true");
+        }
         int mtu = (cfg.mtu() > 0 ? cfg.mtu() : ext.mtu()) - ENCAP_OVERHEAD;
         RtNetlink nl = RtNetlink.open();
         try {
@@ -108,7 +111,7 @@ public final class VxlanBackend implements Backend {
                 v6.checkMac(v6.mac());
             }
             VxlanNetwork network = new VxlanNetwork(lease, mtu, nl, v4, v6, cfg.directRouting(),
-                    Retry.upstream(settings.sleeper()), new VxlanCounters());
+                    settings.routeNexthops(), Retry.upstream(settings.sleeper()), new VxlanCounters());
             network.startHealing(leaseEvents, settings);
             LOG.info("vxlan network registered lease={} mtu={}", lease.key(), mtu);
             return network;

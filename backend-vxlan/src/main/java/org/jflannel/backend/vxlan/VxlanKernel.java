@@ -32,6 +32,7 @@ final class VxlanKernel implements PeerKernel<PeerEntries> {
     private final VtepDevice v4;
     private final VtepDevice v6;
     private final boolean directRouting;
+    private final boolean nexthops;
     private final EntryWriter writer;
     private final BulkWriter bulk;
     private final Reconciler reconciler;
@@ -40,8 +41,10 @@ final class VxlanKernel implements PeerKernel<PeerEntries> {
     private volatile List<String> names = List.of();
     private volatile int[] indices = new int[0];
 
-    VxlanKernel(RtNetlink nl, VtepDevice v4, VtepDevice v6, boolean directRouting, Retry retry, VxlanCounters counters) {
+    VxlanKernel(RtNetlink nl, VtepDevice v4, VtepDevice v6, boolean directRouting, boolean nexthops, Retry retry,
+                VxlanCounters counters) {
         this.nl = nl;
+        this.nexthops = nexthops;
         this.v4 = v4;
         this.v6 = v6;
         this.directRouting = directRouting;
@@ -118,7 +121,7 @@ final class VxlanKernel implements PeerKernel<PeerEntries> {
             }
             try {
                 Set<PeerEntries> wrong = new HashSet<>();
-                KernelDiff.of(mine, nl.neighbours(idx), nl.fdb(idx), nl.routesOf(idx), false).missing()
+                KernelDiff.of(mine, nl.neighbours(idx), nl.fdb(idx), nl.routesOf(idx), nl.nexthops(idx), false).missing()
                         .forEach(m -> wrong.add(m.entries()));
                 entries.removeIf(e -> e.neighbour().linkIndex() == idx && !wrong.contains(e));
             } catch (IOException e) {
@@ -184,7 +187,7 @@ final class VxlanKernel implements PeerKernel<PeerEntries> {
     }
 
     private PeerPlanner planner() {
-        return new PeerPlanner(v4 == null ? 0 : v4.index(), v6 == null ? 0 : v6.index(), directRouting, this::sameL2);
+        return new PeerPlanner(v4 == null ? 0 : v4.index(), v6 == null ? 0 : v6.index(), directRouting, this::sameL2, nexthops);
     }
 
     /** Upstream's ip.DirectRouting: exactly one route to the peer and it has no gateway. */

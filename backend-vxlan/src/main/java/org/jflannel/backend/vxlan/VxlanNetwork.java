@@ -24,8 +24,8 @@ public final class VxlanNetwork extends PeerNetwork<PeerEntries> {
     private final VxlanCounters counters;
 
     VxlanNetwork(Lease own, int mtu, RtNetlink nl, VtepDevice v4, VtepDevice v6, boolean directRouting,
-                 Retry retry, VxlanCounters counters) {
-        this(own, mtu, nl, new VxlanKernel(nl, v4, v6, directRouting, retry, counters), counters);
+                 boolean nexthops, Retry retry, VxlanCounters counters) {
+        this(own, mtu, nl, new VxlanKernel(nl, v4, v6, directRouting, nexthops, retry, counters), counters);
     }
 
     private VxlanNetwork(Lease own, int mtu, RtNetlink nl, VxlanKernel kernel, VxlanCounters counters) {

@@ -17,6 +17,7 @@ import org.jflannel.backend.wireguard.WireguardNetwork;
 import org.jflannel.backend.vxlan.VxlanNetwork;
 import org.jflannel.backend.vxlan.VxlanSettings;
 import org.jflannel.core.Backend;
+import org.jflannel.core.ConfigException;
 import org.jflannel.core.ExternalInterface;
 import org.jflannel.core.MacAddress;
 import org.jflannel.core.Network;
@@ -56,16 +57,23 @@ final class Backends {
 
     /**
      * As {@link #create(String, ExternalInterface, SubnetManager, Executor)}, with the VXLAN backend's
-     * periodic reconcile every {@code vxlanReconcile} (zero: off; {@code --vxlan-reconcile-interval}).
+     * periodic reconcile every {@code vxlanReconcile} (zero: off; {@code --vxlan-reconcile-interval}) and its
+     * routes through nexthop objects as {@code JFLANNEL_ROUTE_NEXTHOPS} in {@code env} says (Ours; off by default).
      */
     static Backend create(String type, ExternalInterface ext, SubnetManager subnets, Executor leaseEvents,
-                          Duration vxlanReconcile) throws StartupError {
+                          Duration vxlanReconcile, Map<String, String> env) throws StartupError {
         if (!type.equals("vxlan")) {
             return create(type, ext, subnets, leaseEvents);
         }
         VxlanSettings d = VxlanSettings.defaults();
+        boolean nexthops;
+        try {
+            nexthops = VxlanSettings.routeNexthops(env, d.routeNexthops());
+        } catch (ConfigException e) {
+            throw new StartupError("Error fetching backend: " + e.getMessage(), e);
+        }
         return vxlan(ext, subnets, leaseEvents, new VxlanSettings(d.sleeper(), vxlanReconcile, d.debounce(),
-                d.recreateMin(), d.recreateMax()));
+                d.recreateMin(), d.recreateMax(), nexthops));
     }
 
     private static Backend vxlan(ExternalInterface ext, SubnetManager subnets, Executor leaseEvents) {

@@ -107,7 +107,7 @@ public final class Daemon {
         LeaseLoop loop = new LeaseLoop(metrics);
         backendType = conf.backend().type();
         Backend backend = Backends.create(backendType, ext, subnets, loop.executor(),
-                Duration.ofSeconds(o.vxlanReconcileInterval()));
+                Duration.ofSeconds(o.vxlanReconcileInterval()), env);
         Network network;
         try {
             network = backend.register(conf, subnets);

@@ -18,9 +18,12 @@ public final class Batch {
     private static final int CREATE_REPLACE = NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE;
 
     /** What one request does. */
-    enum Kind { REPLACE_NEIGHBOUR, DELETE_NEIGHBOUR, REPLACE_FDB, DELETE_FDB, REPLACE_ROUTE, DELETE_ROUTE }
+    enum Kind {
+        REPLACE_NEIGHBOUR, DELETE_NEIGHBOUR, REPLACE_FDB, DELETE_FDB, REPLACE_ROUTE, DELETE_ROUTE, REPLACE_NEXTHOP,
+        DELETE_NEXTHOP
+    }
 
-    /** One request; {@code subject} is the Neighbour, FdbEntry or Route of its kind. */
+    /** One request; {@code subject} is the Neighbour, FdbEntry, Route or Nexthop of its kind. */
     record Request(Kind kind, Object subject) implements NlChannel.Pipelined {
         Request {
             Objects.requireNonNull(kind, "kind");
@@ -34,6 +37,8 @@ public final class Batch {
                 case DELETE_NEIGHBOUR, DELETE_FDB -> RTM_DELNEIGH;
                 case REPLACE_ROUTE -> RTM_NEWROUTE;
                 case DELETE_ROUTE -> RTM_DELROUTE;
+                case REPLACE_NEXTHOP -> RTM_NEWNEXTHOP;
+                case DELETE_NEXTHOP -> RTM_DELNEXTHOP;
             };
         }
 
@@ -43,7 +48,8 @@ public final class Batch {
         }
 
         boolean deletes() {
-            return kind == Kind.DELETE_NEIGHBOUR || kind == Kind.DELETE_FDB || kind == Kind.DELETE_ROUTE;
+            return kind == Kind.DELETE_NEIGHBOUR || kind == Kind.DELETE_FDB || kind == Kind.DELETE_ROUTE
+                    || kind == Kind.DELETE_NEXTHOP;
         }
 
         @Override
@@ -53,6 +59,8 @@ public final class Batch {
                 case REPLACE_FDB, DELETE_FDB -> NeighCodec.fdb(w, (FdbEntry) subject);
                 case REPLACE_ROUTE -> RouteCodec.route(w, (Route) subject, false);
                 case DELETE_ROUTE -> RouteCodec.route(w, (Route) subject, true);
+                case REPLACE_NEXTHOP -> NexthopCodec.nexthop(w, (Nexthop) subject);
+                case DELETE_NEXTHOP -> NexthopCodec.delete(w, ((Nexthop) subject).id());
             }
         }
     }
@@ -89,6 +97,16 @@ public final class Batch {
 
     public int deleteRoute(Route r) {
         return add(Kind.DELETE_ROUTE, r);
+    }
+
+    /** Adds {@code ip nexthop replace}; returns the request's index in the result. */
+    public int replaceNexthop(Nexthop nh) {
+        return add(Kind.REPLACE_NEXTHOP, nh);
+    }
+
+    /** Adds {@code ip nexthop del id}; quiet when it is gone. Routes through it go with it. */
+    public int deleteNexthop(Nexthop nh) {
+        return add(Kind.DELETE_NEXTHOP, nh);
     }
 
     public int size() {

@@ -13,9 +13,12 @@ import java.net.InetAddress;
  * @param type     RTN_*
  * @param table    254 = main
  * @param protocol RTPROT_*, 3 (boot) by default
+ * @param nexthopId 0 = none; else the route goes through that {@link Nexthop} ({@code nhid}): the request
+ *                  carries only the id, and gateway, device and onlink are the nexthop's, as the kernel
+ *                  reports them in a dump (net.ipv4.nexthop_compat_mode=1, the default)
  */
 public record Route(IpPrefix dst, InetAddress gateway, int linkIndex, int scope, boolean onlink, int type, int table,
-                    int protocol) {
+                    int protocol, int nexthopId) {
     public static final int SCOPE_UNIVERSE = 0;
     public static final int SCOPE_LINK = 253;
     public static final int SCOPE_HOST = 254;
@@ -37,6 +40,12 @@ public record Route(IpPrefix dst, InetAddress gateway, int linkIndex, int scope,
         }
     }
 
+    /** A route without a nexthop object. */
+    public Route(IpPrefix dst, InetAddress gateway, int linkIndex, int scope, boolean onlink, int type, int table,
+                 int protocol) {
+        this(dst, gateway, linkIndex, scope, onlink, type, table, protocol, 0);
+    }
+
     /** Flannel's per-peer VXLAN route: {@code ip route replace <dst> via <gw> dev <link> onlink}. */
     public static Route onlink(IpPrefix dst, InetAddress gw, int linkIndex) {
         return new Route(dst, gw, linkIndex, SCOPE_UNIVERSE, true, TYPE_UNICAST, TABLE_MAIN, PROTO_BOOT);
@@ -52,13 +61,22 @@ public record Route(IpPrefix dst, InetAddress gateway, int linkIndex, int scope,
         return new Route(dst, null, linkIndex, SCOPE_UNIVERSE, false, TYPE_UNICAST, TABLE_MAIN, PROTO_BOOT);
     }
 
+    /**
+     * {@code ip route replace <dst> nhid <id>}: the route through a nexthop object, described with the nexthop's
+     * gateway and device as a dump shows it.
+     */
+    public static Route through(IpPrefix dst, Nexthop nh) {
+        return new Route(dst, nh.gateway(), nh.linkIndex(), SCOPE_UNIVERSE, nh.onlink(), TYPE_UNICAST, TABLE_MAIN,
+                PROTO_BOOT, nh.id());
+    }
+
     public static Route blackhole(IpPrefix dst) {
         return new Route(dst, null, 0, SCOPE_UNIVERSE, false, TYPE_BLACKHOLE, TABLE_MAIN, PROTO_BOOT);
     }
 
     /** The same route in another table. */
     public Route inTable(int otherTable) {
-        return new Route(dst, gateway, linkIndex, scope, onlink, type, otherTable, protocol);
+        return new Route(dst, gateway, linkIndex, scope, onlink, type, otherTable, protocol, nexthopId);
     }
 
     /** Whether it is an IPv4 route (from dst, else gateway). */
@@ -73,7 +91,9 @@ public record Route(IpPrefix dst, InetAddress gateway, int linkIndex, int scope,
             sb.append("blackhole ");
         }
         sb.append(dst == null ? "default" : dst.toString());
-        if (gateway != null) {
+        if (nexthopId != 0) {
+            sb.append(" nhid ").append(Integer.toUnsignedString(nexthopId));
+        } else if (gateway != null) {
             sb.append(" via ").append(Inets.format(gateway));
         }
         if (table != TABLE_MAIN) {

@@ -5,7 +5,11 @@ import static org.jflannel.linuxnet.netlink.Rtnl.*;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 
-/** RTM_*ROUTE messages. Attribute order as iproute2 sends them: RTA_DST, RTA_GATEWAY, RTA_OIF. */
+/**
+ * RTM_*ROUTE messages. Attribute order as iproute2 sends them: RTA_DST, RTA_GATEWAY, RTA_OIF; a route through a
+ * nexthop object RTA_DST, RTA_NH_ID and nothing of the nexthop (the kernel refuses both, and a delete naming
+ * a gateway or device does not match a route with {@code nhid}).
+ */
 final class RouteCodec {
     static final int RTMSG_LEN = 12;
 
@@ -15,19 +19,24 @@ final class RouteCodec {
     static void route(NlWriter w, Route r, boolean delete) {
         int family = r.isIpv4() ? AF_INET : AF_INET6;
         int table = r.table();
+        boolean viaId = r.nexthopId() != 0;
         // deletes match on what is given; scope RT_SCOPE_NOWHERE(255), protocol 0 and (unicast) type 0 mean "any",
         // byte for byte what `ip route del` sends
         w.u8(family).u8(r.dst() == null ? 0 : r.dst().prefixLength()).u8(0).u8(0)
                 .u8(table < 256 ? table : 0 /* RT_TABLE_UNSPEC + RTA_TABLE, as iproute2 */).u8(delete ? 0 : r.protocol())
-                .u8(delete ? 255 : r.scope()).u8(delete && r.type() == Route.TYPE_UNICAST ? 0 : r.type()).u32(r.onlink() ? RTNH_F_ONLINK : 0);
+                .u8(delete ? 255 : r.scope()).u8(delete && r.type() == Route.TYPE_UNICAST ? 0 : r.type()).u32(r.onlink() && !viaId ? RTNH_F_ONLINK : 0);
         if (r.dst() != null) {
             w.attrIp(RTA_DST, r.dst().address());
         }
-        if (r.gateway() != null) {
-            w.attrIp(RTA_GATEWAY, r.gateway());
-        }
-        if (r.linkIndex() > 0) {
-            w.attrU32(RTA_OIF, r.linkIndex());
+        if (viaId) {
+            w.attrU32(RTA_NH_ID, r.nexthopId());
+        } else {
+            if (r.gateway() != null) {
+                w.attrIp(RTA_GATEWAY, r.gateway());
+            }
+            if (r.linkIndex() > 0) {
+                w.attrU32(RTA_OIF, r.linkIndex());
+            }
         }
         if (table >= 256) {
             w.attrU32(RTA_TABLE, table);
@@ -59,7 +68,7 @@ final class RouteCodec {
         InetAddress dst = a.ip(RTA_DST);
         IpPrefix prefix = dst == null || dstLen == 0 ? null : new IpPrefix(dst, dstLen);
         return new Route(prefix, a.ip(RTA_GATEWAY), a.u32(RTA_OIF, 0), scope, (flags & RTNH_F_ONLINK) != 0, type,
-                a.u32(RTA_TABLE, table), protocol);
+                a.u32(RTA_TABLE, table), protocol, a.u32(RTA_NH_ID, 0));
     }
 
     static boolean isCloned(ByteBuffer b, int off) {

@@ -34,6 +34,9 @@ final class Rtnl {
     static final int RTM_NEWNEIGH = 28;
     static final int RTM_DELNEIGH = 29;
     static final int RTM_GETNEIGH = 30;
+    static final int RTM_NEWNEXTHOP = 104;
+    static final int RTM_DELNEXTHOP = 105;
+    static final int RTM_GETNEXTHOP = 106;
 
     static final int AF_UNSPEC = 0;
     static final int AF_INET = 2;
@@ -82,8 +85,16 @@ final class Rtnl {
     static final int RTA_OIF = 4;
     static final int RTA_GATEWAY = 5;
     static final int RTA_TABLE = 15;
+    static final int RTA_NH_ID = 30;
     static final int RTNH_F_ONLINK = 4;
     static final int RTM_F_CLONED = 0x200;
+
+    // nhmsg attributes (linux/nexthop.h)
+    static final int NHA_ID = 1;
+    static final int NHA_GROUP = 2;
+    static final int NHA_BLACKHOLE = 4;
+    static final int NHA_OIF = 5;
+    static final int NHA_GATEWAY = 6;
 
     // ndmsg attributes
     static final int NDA_DST = 1;
@@ -116,6 +127,9 @@ final class Rtnl {
             case RTM_NEWNEIGH -> "RTM_NEWNEIGH";
             case RTM_DELNEIGH -> "RTM_DELNEIGH";
             case RTM_GETNEIGH -> "RTM_GETNEIGH";
+            case RTM_NEWNEXTHOP -> "RTM_NEWNEXTHOP";
+            case RTM_DELNEXTHOP -> "RTM_DELNEXTHOP";
+            case RTM_GETNEXTHOP -> "RTM_GETNEXTHOP";
             default -> "RTM_" + type;
         };
     }
