@@ -206,14 +206,14 @@ stamp "$rootfs"
 mkdir -p "$rootfs/tmp/cds"
 # the CNI plugin's AOT cache (JDK 25, JEP 483/514: its classes loaded and linked, invokedynamic sites
 # resolved), dumped where the plugin runs, /opt/cni/bin/<bundle> (JDK 25 maps it at another path too, the
-# runtime and the jar moved together), from a training run of every command (CdsTraining), with the
-# launcher's JVM options: CNI_JVM_OPTS must equal JVM_OPTS in packaging/src/launcher/flannel-launcher.c
-# (the GC and heap size decide whether the cache is accepted; ImageIT runs the plugin with -XX:AOTMode=on)
-# (and the -Ds: with FORK, ProcessImpl parses the property through Enum.valueOf, reflection; trained without
-# it, the cache lacks those classes (66, loaded per pod), and reflection through method handles spins a
-# class per pod even when trained: useNativeAccessorOnly calls through JNI instead, as JDK 17 did)
-CNI_JVM_OPTS="-Xint -XX:-UsePerfData -Xss512k -XX:+UseSerialGC -Xms8m -Xmx64m -Djdk.lang.Process.launchMechanism=FORK \
-    -Djdk.reflect.useNativeAccessorOnly=true"
+# runtime and the jar moved together), from a training run of every command (CdsTraining), with exactly
+# the launcher's JVM options, read from JVM_OPTS in its source: the GC and heap size decide whether the
+# cache is accepted (ImageIT runs the plugin with -XX:AOTMode=on), and the -Ds what the training loads
+# (with FORK, ProcessImpl parses the property through Enum.valueOf: trained without it, 66 classes came
+# from the modules file on every call)
+CNI_JVM_OPTS=$(sed -n '/^static const char \*const JVM_OPTS\[\] = {/,/^};/p' "$here/src/launcher/flannel-launcher.c" \
+    | grep -o '"-[^"]*"' | tr -d '"' | tr '\n' ' ')
+case " $CNI_JVM_OPTS " in *" -XX:+UseSerialGC "*) ;; *) log "no JVM_OPTS found in flannel-launcher.c"; exit 1 ;; esac
 log "AOT cache: CNI plugin for /opt/cni/bin/$cnibundle"
 mkdir -p "$rootfs/opt/cni/bin"
 cp -a "$cnidir" "$rootfs/opt/cni/bin/"

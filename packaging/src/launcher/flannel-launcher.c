@@ -47,8 +47,8 @@
 /* the JVM's options (figures: docs/benchmarks.md, "The CNI plugin's weight, session 8"). A run is ~50 ms of
  * cold code, so: interpreter only (-Xint: a JIT thread only burns CPU); SerialGC and a fixed small heap
  * (an ADD allocates < 1 MB; G1 starts four threads and sizes itself from the node's memory); the AOT
- * cache (JDK 25, JEP 483/514) dumped at build time by packaging/build-image.sh with exactly the options
- * before it (CNI_JVM_OPTS there: keep both lists equal, or the cache is refused), which holds the
+ * cache (JDK 25, JEP 483/514) dumped at build time by packaging/build-image.sh with exactly these
+ * options (it reads this list: keep it one string per option, one declaration), which holds the
  * plugin's classes loaded and linked; JVM messages to stderr only (stdout is the CNI result; a missing
  * or refused cache is reported there and the plugin runs without it). FORK: the delegate plugins are
  * started by fork+exec, not through jspawnhelper, an ELF whose interpreter is the host's loader; parsing
