@@ -14,6 +14,8 @@
 #                                        its AppCDS archive dumped for /opt/cni/bin). Needs umoci.
 #   VARIANTS=afg bench/cni-latency.sh    (g) the same installed bundle through the POSIX sh launcher it had
 #                                        before issue 20 (the host's glibc): the one-file launcher's own cost
+#   VARIANTS=afu bench/cni-latency.sh    (u) upstream's Go plugin, ../shared/upstream/flannel (v1.9.1), same config
+#                                        and bridge: the figure to compare the plugin's own cost with
 #
 # On a shared, busy machine run it as `chrt -f 10 bench/cni-latency.sh` (SCHED_FIFO) to approximate
 # a quiet one; CPU times are printed too and depend little on the load.
@@ -47,6 +49,8 @@ FLANNEL_CONF="{\"cniVersion\":\"0.3.1\",\"name\":\"cbr0\",\"type\":\"flannel\",\
 # what flannel hands to bridge (checked below against the scratch file), so (a) does the same work
 BRIDGE_CONF="{\"bridge\":\"$BR\",\"cniVersion\":\"0.3.1\",\"hairpinMode\":true,\"ipMasq\":false,\"ipam\":{\"dataDir\":\"$work/ipam\",\"ranges\":[[{\"subnet\":\"10.244.1.0/24\"}]],\"routes\":[{\"dst\":\"10.244.0.0/16\"}],\"type\":\"host-local\"},\"isDefaultGateway\":true,\"isGateway\":true,\"mtu\":1450,\"name\":\"cbr0\",\"type\":\"bridge\"}"
 
+UPSTREAM=$(cd "$ROOT/.." && pwd)/shared/upstream/flannel
+if [[ "$VARIANTS" == *u* ]]; then [ -x "$UPSTREAM" ] || { echo "cni-latency: $UPSTREAM missing (variant u)" >&2; exit 1; }; fi
 export CNI_CONTAINERID=bench$suffix CNI_NETNS=/run/netns/$POD CNI_IFNAME=eth0 CNI_PATH=/usr/lib/cni
 JAR=$T/cni-flannel.jar
 FAST="-Xint -XX:-UsePerfData -Xss512k"
@@ -58,6 +62,7 @@ cmd_for() {
     d) echo "java -cp $JAR org.jflannel.cni.Main" ;;
     f) echo "env -u JAVA_HOME PATH=/usr/sbin:/sbin /opt/cni/bin/flannel" ;;
     g) echo "env -u JAVA_HOME PATH=/usr/sbin:/sbin /opt/cni/bin/flannel-sh" ;;
+    u) echo "$UPSTREAM" ;;
     e) echo "java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -Xshare:auto -XX:SharedArchiveFile=$T/flannel.jsa -cp $JAR org.jflannel.cni.Main" ;;
   esac
 }
@@ -80,7 +85,7 @@ if [[ " ${list[*]} " == *" f "* || " ${list[*]} " == *" g "* ]]; then
   # (g): the same installed bundle through the launcher it had before issue 20 (POSIX sh, the host's
   # glibc loader, the JDK's default process launching), to compare the one-file launcher with
   bdir=$(ls -d /opt/cni/bin/jflannel-*/ | head -n 1)
-  printf '#!/bin/sh\ndir=%s\nexec "$dir/jre/bin/java" -Xint -XX:-UsePerfData -Xss512k -Xshare:auto -XX:SharedArchiveFile="$dir/flannel.jsa" -Xlog:cds=off -Xlog:cds+dynamic=off -cp "$dir/cni-flannel.jar" org.jflannel.cni.Main\n' \
+  printf '#!/bin/sh\ndir=%s\nexec "$dir/jre/bin/java" -Xint -XX:-UsePerfData -Xss512k -XX:+UseSerialGC -Xms8m -Xmx64m -XX:AOTCache="$dir/flannel.aot" -Xlog:disable -Xlog:all=warning:stderr -Djdk.lang.Process.launchMechanism=FORK -Djdk.reflect.useNativeAccessorOnly=true -cp "$dir/cni-flannel.jar" org.jflannel.cni.Main\n' \
     "${bdir%/}" > /opt/cni/bin/flannel-sh
   chmod 0755 /opt/cni/bin/flannel-sh
   installed+=(/opt/cni/bin/flannel-sh)
@@ -105,7 +110,7 @@ for _ in $(seq "$N"); do
   for v in "${list[@]}"; do op "$v" ADD; op "$v" DEL; done
 done
 med() { printf '%s\n' $1 | sort -n | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]/10}'; }
-declare -A names=([a]="bridge alone" [b]="flannel -> bridge (bin/flannel)" [c]="flannel, no AppCDS" [d]="flannel, plain java -cp" [e]="flannel, AppCDS + C1 + SerialGC" [f]="installed image plugin (one file)" [g]="same bundle, sh launcher (before)")
+declare -A names=([a]="bridge alone" [b]="flannel -> bridge (bin/flannel)" [c]="flannel, no AppCDS" [d]="flannel, plain java -cp" [e]="flannel, AppCDS + C1 + SerialGC" [f]="installed image plugin (one file)" [g]="same bundle, sh launcher (before)" [u]="upstream Go plugin v1.9.1")
 echo "cni-latency: N=$N, $(nproc) cores, $(java -version 2>&1 | head -1), load $(cut -d' ' -f1-3 /proc/loadavg)"
 for v in "${list[@]}"; do
   printf '  (%s) %-34s ADD %7s ms (cpu %6s)   DEL %7s ms (cpu %6s)\n' "$v" "${names[$v]}" \

@@ -130,6 +130,11 @@ mkdir -p "$cnistage/lib"
 log "jlink: CNI plugin runtime ($CNI_MODULES)"
 # the plugin's compressed: it lives on every node, and its classes come from its archive
 jlink_runtime "$CNI_MODULES" "$cnistage/jre" --compress=zip-6
+# what the plugin never runs: keytool, jexec (executable jars), jspawnhelper (delegates start by FORK, see
+# the launcher), jrt-fs.jar (other JDKs reading this runtime), the JDK's default class list (the cache is
+# made from our own training run)
+rm -f "$cnistage/jre/bin/keytool" "$cnistage/jre/lib/jexec" "$cnistage/jre/lib/jspawnhelper" \
+    "$cnistage/jre/lib/jrt-fs.jar" "$cnistage/jre/lib/classlist"
 # glibc's own loader and the libraries the JVM links (Debian's libc6, from the base): the plugin runs
 # through them (the loader in the runtime's bin/, where the java launcher looks for its home), so a
 # host without glibc (Talos, Bottlerocket) runs it; packaging/src/launcher/flannel-launcher.c says how
@@ -199,18 +204,27 @@ cp "$repo"/flanneld/cds/etcd.classlist "$repo"/flanneld/cds/kube.classlist "$opt
 (cd "$opt" && find jre app -type f | LC_ALL=C sort | xargs sha256sum; cat bin/flanneld) | sha256sum | cut -c1-16 > "$opt/app/cds/KEY"
 stamp "$rootfs"
 mkdir -p "$rootfs/tmp/cds"
-# the CNI plugin's archive is dumped where the plugin runs: /opt/cni/bin/<bundle> on the host, which
-# the init container mounts at the same path (an archive records its jar's absolute path)
-log "AppCDS: CNI plugin archive for /opt/cni/bin/$cnibundle"
+# the CNI plugin's AOT cache (JDK 25, JEP 483/514: its classes loaded and linked, invokedynamic sites
+# resolved), dumped where the plugin runs, /opt/cni/bin/<bundle> (JDK 25 maps it at another path too, the
+# runtime and the jar moved together), from a training run of every command (CdsTraining), with exactly
+# the launcher's JVM options, read from JVM_OPTS in its source: the GC and heap size decide whether the
+# cache is accepted (ImageIT runs the plugin with -XX:AOTMode=on), and the -Ds what the training loads
+# (with FORK, ProcessImpl parses the property through Enum.valueOf: trained without it, 66 classes came
+# from the modules file on every call)
+CNI_JVM_OPTS=$(sed -n '/^static const char \*const JVM_OPTS\[\] = {/,/^};/p' "$here/src/launcher/flannel-launcher.c" \
+    | grep -o '"-[^"]*"' | tr -d '"' | tr '\n' ' ')
+case " $CNI_JVM_OPTS " in *" -XX:+UseSerialGC "*) ;; *) log "no JVM_OPTS found in flannel-launcher.c"; exit 1 ;; esac
+log "AOT cache: CNI plugin for /opt/cni/bin/$cnibundle"
 mkdir -p "$rootfs/opt/cni/bin"
 cp -a "$cnidir" "$rootfs/opt/cni/bin/"
 d=/opt/cni/bin/$cnibundle
-in_rootfs "$d/jre/bin/java" -Xint -XX:-UsePerfData -Xss512k -XX:DumpLoadedClassList=/tmp/cds/flannel.classlist \
-    -cp "$d/cni-flannel.jar" org.jflannel.cni.CdsTraining
-in_rootfs "$d/jre/bin/java" -Xint -XX:-UsePerfData -Xss512k -Xshare:dump -XX:SharedClassListFile=/tmp/cds/flannel.classlist \
-    -XX:SharedArchiveFile="$d/flannel.jsa" -Xlog:cds=off -Xlog:cds+dynamic=off -cp "$d/cni-flannel.jar" >"$work/cds-cni.log" 2>&1 \
-    || { tail "$work/cds-cni.log" >&2; exit 1; }
-mv "$rootfs$d/flannel.jsa" "$cnidir/flannel.jsa"
+# shellcheck disable=SC2086 # CNI_JVM_OPTS is a list of options
+in_rootfs "$d/jre/bin/java" $CNI_JVM_OPTS -XX:AOTMode=record -XX:AOTConfiguration=/tmp/cds/flannel.aotconf \
+    -cp "$d/cni-flannel.jar" org.jflannel.cni.CdsTraining >"$work/cds-cni.log" 2>&1 || { tail "$work/cds-cni.log" >&2; exit 1; }
+# shellcheck disable=SC2086
+in_rootfs "$d/jre/bin/java" $CNI_JVM_OPTS -XX:AOTMode=create -XX:AOTConfiguration=/tmp/cds/flannel.aotconf \
+    -XX:AOTCache="$d/flannel.aot" -cp "$d/cni-flannel.jar" >>"$work/cds-cni.log" 2>&1 || { tail "$work/cds-cni.log" >&2; exit 1; }
+mv "$rootfs$d/flannel.aot" "$cnidir/flannel.aot"
 rm -rf "$rootfs/opt/cni" "$rootfs/tmp/cds" "$rootfs"/tmp/hsperfdata_* "$rootfs"/tmp/flannel-cds*
 chmod -R a+rX "$opt" "$cnidir"
 # the plugin as one file: the static launcher + the bundle as its payload (packaging/plugin-file.sh);

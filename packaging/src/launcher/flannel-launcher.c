@@ -2,7 +2,7 @@
  * flannel: the jflannel CNI plugin as one self-contained file, needing nothing on the host (no shell,
  * no libc, no Java): this static launcher (musl, built by packaging/build-image.sh) with the plugin's
  * bundle appended as a payload (an ustar archive of jflannel-<id>/: the jlinked runtime, glibc's own
- * loader and the libraries the JVM needs, the plugin's jars and its class-data archive) and a trailer
+ * loader and the libraries the JVM needs, the plugin's jars and its AOT cache) and a trailer
  * naming the payload's offset, size and id.
  *
  * A run: find jflannel-<id>/ beside this file (install-cni-plugin puts it there, or a previous run
@@ -12,8 +12,8 @@
  * then exec the bundle's glibc loader on the bundle's java: ld-linux-x86-64.so.2 --library-path ...
  * --argv0 java java OPTIONS org.jflannel.cni.Main. The loader lives in the runtime's bin/ so that the
  * java launcher, which finds its home from /proc/self/exe, finds the runtime. Where this file's
- * directory is read-only the bundle goes under /var/lib/cni/jflannel instead (the class-data archive,
- * dumped for /opt/cni/bin, is then not used: slower, still right).
+ * directory is read-only the bundle goes under /var/lib/cni/jflannel instead (the AOT cache maps there
+ * too: JDK 25 accepts a runtime and jar moved together).
  *
  * stdin, stdout, the environment and the arguments pass through untouched (stdout is the CNI
  * result). A failure of the launcher itself is a CNI error on stdout (code 999) and one line on
@@ -44,11 +44,21 @@
 #define FALLBACK_DIR "/var/lib/cni/jflannel"
 #define LOADER "ld-linux-x86-64.so.2"
 
-/* the JVM's options, as bin/flannel (see that script for why each one); FORK: the delegate plugins are
- * started by fork+exec, not through jspawnhelper, an ELF whose interpreter is the host's loader */
+/* the JVM's options (figures: docs/benchmarks.md, "The CNI plugin's weight, session 8"). A run is ~50 ms of
+ * cold code, so: interpreter only (-Xint: a JIT thread only burns CPU); SerialGC and a fixed small heap
+ * (an ADD allocates < 1 MB; G1 starts four threads and sizes itself from the node's memory); the AOT
+ * cache (JDK 25, JEP 483/514) dumped at build time by packaging/build-image.sh with exactly these
+ * options (it reads this list: keep it one string per option, one declaration), which holds the
+ * plugin's classes loaded and linked; JVM messages to stderr only (stdout is the CNI result; a missing
+ * or refused cache is reported there and the plugin runs without it). FORK: the delegate plugins are
+ * started by fork+exec, not through jspawnhelper, an ELF whose interpreter is the host's loader; parsing
+ * that property reflects (Enum.valueOf), and reflection through method handles would spin a class on
+ * every run: the native accessor instead. */
 static const char *const JVM_OPTS[] = {
-    "-Xint", "-XX:-UsePerfData", "-Xss512k", "-Xshare:auto", NULL /* SharedArchiveFile */,
-    "-Xlog:cds=off", "-Xlog:cds+dynamic=off", "-Djdk.lang.Process.launchMechanism=FORK",
+    "-Xint", "-XX:-UsePerfData", "-Xss512k", "-XX:+UseSerialGC", "-Xms8m", "-Xmx64m",
+    NULL /* -XX:AOTCache=<bundle>/flannel.aot */,
+    "-Xlog:disable", "-Xlog:all=warning:stderr", "-Djdk.lang.Process.launchMechanism=FORK",
+    "-Djdk.reflect.useNativeAccessorOnly=true",
 };
 #define N_JVM_OPTS (sizeof JVM_OPTS / sizeof JVM_OPTS[0])
 
@@ -261,7 +271,7 @@ static int extract(int fd, off_t off, uint64_t size, const char *dest, char *err
                 left -= n;
                 at += (off_t)n;
             }
-            /* the class-data archive checks its jar's size and time: the archive's times are kept */
+            /* the AOT cache checks its jar's size and time: the archive's times are kept */
             if (fchmod(out, mode) < 0 || fsync(out) < 0 || futimens(out, times) < 0 || close(out) < 0) {
                 snprintf(err, errsz, "finish %s: %s", path, strerror(errno));
                 return -1;
@@ -456,12 +466,12 @@ int main(int argc, char **argv) {
     }
     close(fd);
 
-    char loader[PATH_MAX], libs[PATH_MAX], java[PATH_MAX], jar[PATH_MAX], jsa[PATH_MAX + 32];
+    char loader[PATH_MAX], libs[PATH_MAX], java[PATH_MAX], jar[PATH_MAX], aot[PATH_MAX + 32];
     snprintf(loader, sizeof loader, "%s/jre/bin/" LOADER, bundle);
     snprintf(libs, sizeof libs, "%s/jre/lib/glibc", bundle);
     snprintf(java, sizeof java, "%s/jre/bin/java", bundle);
     snprintf(jar, sizeof jar, "%s/cni-flannel.jar", bundle);
-    snprintf(jsa, sizeof jsa, "-XX:SharedArchiveFile=%s/flannel.jsa", bundle);
+    snprintf(aot, sizeof aot, "-XX:AOTCache=%s/flannel.aot", bundle);
 
     /* JFLANNEL_JAVA_OPTS: extra JVM options, split at spaces (as the shell launcher did) */
     char *extra = getenv("JFLANNEL_JAVA_OPTS");
@@ -485,7 +495,7 @@ int main(int argc, char **argv) {
     args[a++] = java;
     args[a++] = java;
     for (size_t i = 0; i < N_JVM_OPTS; i++) {
-        args[a++] = JVM_OPTS[i] ? (char *)JVM_OPTS[i] : jsa;
+        args[a++] = JVM_OPTS[i] ? (char *)JVM_OPTS[i] : aot;
     }
     for (char *tok = extra_copy ? strtok(extra_copy, " ") : NULL; tok; tok = strtok(NULL, " ")) {
         args[a++] = tok;

@@ -5,19 +5,23 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
- * The build's training run for the class-data-sharing archive: every command once, in-process,
- * against a throwaway directory with a fake delegate, so the archive holds the classes a real
- * ADD or DEL loads (JSON, subnet.env, scratch files, process start, result printing, errors).
- * Run with -XX:ArchiveClassesAtExit=...; prints nothing on stdout.
+ * The build's training run for the class-data archive (the image's AOT cache, bin/flannel's AppCDS
+ * archive): every command once, in-process, against a throwaway directory with a fake delegate, so
+ * the archive holds the classes a real ADD or DEL loads (JSON, subnet.env, scratch files, process
+ * start, result printing, errors). Prints nothing on stdout.
+ *
+ * <p>Written to load nothing a real call does not: an AOT cache loads and links every class it holds
+ * at each start, so a class only the training used is paid for by every pod. Hence no
+ * {@code Files.createTempDirectory} (SecureRandom and the security providers, 50 classes), no streams
+ * or lambdas, no {@code String.format} (Formatter, regex), and no "about" text (the jar's resources).
  */
 public final class CdsTraining {
 
@@ -27,14 +31,24 @@ public final class CdsTraining {
     public static void main(String[] args) throws IOException, ClassNotFoundException {
         Class.forName("org.jflannel.cni.Main"); // the real entry point belongs in the archive too
         Map.copyOf(System.getenv()); // as Main does: the environment map's classes too
-        Path dir = Files.createTempDirectory("flannel-cds");
+        Path dir = Path.of(System.getProperty("java.io.tmpdir"), "flannel-cds-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+        Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         try {
             train(dir);
         } finally {
-            try (Stream<Path> s = Files.walk(dir)) {
-                s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            delete(dir);
+        }
+    }
+
+    private static void delete(Path p) throws IOException {
+        if (Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            try (DirectoryStream<Path> ds = Files.newDirectoryStream(p)) {
+                for (Path child : ds) {
+                    delete(child);
+                }
             }
         }
+        Files.deleteIfExists(p);
     }
 
     private static void train(Path dir) throws IOException {
@@ -48,7 +62,7 @@ public final class CdsTraining {
         Path subnetEnv = dir.resolve("subnet.env");
         Files.writeString(subnetEnv, "FLANNEL_NETWORK=10.244.0.0/16\nFLANNEL_SUBNET=10.244.1.1/24\nFLANNEL_IPV6_NETWORK=fc00::/48\n"
             + "FLANNEL_IPV6_SUBNET=fc00::1/64\nFLANNEL_MTU=1450\nFLANNEL_IPMASQ=true\n");
-        String conf = "{\"cniVersion\":\"%s\",\"name\":\"cbr0\",\"type\":\"flannel\",\"delegate\":{\"hairpinMode\":true,"
+        String conf = "{\"cniVersion\":\"@V@\",\"name\":\"cbr0\",\"type\":\"flannel\",\"delegate\":{\"hairpinMode\":true,"
             + "\"isDefaultGateway\":true},\"ipam\":{\"routes\":[{\"dst\":\"10.96.0.0/12\",\"mtu\":1400}]},\"runtimeConfig\":{\"x\":1.5},"
             + "\"subnetFile\":\"" + subnetEnv + "\",\"dataDir\":\"" + dir.resolve("data") + "\"}";
         Map<String, String> env = new HashMap<>();
@@ -57,7 +71,7 @@ public final class CdsTraining {
         env.put("CNI_IFNAME", "eth0");
         env.put("CNI_PATH", bin.toString());
         for (String version : new String[] {"0.3.1", "1.0.0", "1.1.0"}) {
-            String c = String.format(conf, version);
+            String c = conf.replace("@V@", version);
             run(env, "ADD", c);
             run(env, "CHECK", c);
             run(env, "DEL", c);
@@ -68,8 +82,7 @@ public final class CdsTraining {
         run(env, "VERSION", "");
         run(env, "ADD", "{\"name\":\"x\",\"cniVersion\":\"9\"}");
         run(env, "ADD", "{\"name\":");
-        run(env, "ADD", String.format(conf, "0.3.1").replace(subnetEnv.toString(), dir.resolve("missing").toString()));
-        run(Map.of(), "", "");
+        run(env, "ADD", conf.replace("@V@", "0.3.1").replace(subnetEnv.toString(), dir.resolve("missing").toString()));
     }
 
     private static void run(Map<String, String> base, String command, String stdin) {
