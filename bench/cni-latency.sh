@@ -11,7 +11,7 @@
 #                                        image's `flanneld install-cni-plugin` into /opt/cni/bin (removed again on
 #                                        exit, unless a flannel was there before: then the bench refuses), run
 #                                        with JAVA_HOME unset and no JDK on PATH (Temurin 25 jlink, java.base,
-#                                        its AppCDS archive dumped for /opt/cni/bin). Needs umoci.
+#                                        its AppCDS archive dumped for /opt/cni/bin). Needs skopeo and umoci.
 #   VARIANTS=afg bench/cni-latency.sh    (g) the same installed bundle through the POSIX sh launcher it had
 #                                        before issue 20 (the host's glibc): the one-file launcher's own cost
 #   VARIANTS=afu bench/cni-latency.sh    (u) upstream's Go plugin, ../shared/upstream/flannel (v1.9.1), same config
@@ -76,7 +76,10 @@ if [[ " ${list[*]} " == *" f "* || " ${list[*]} " == *" g "* ]]; then
   [ -d /opt/cni/bin ] || made_cni_dir=1
   mkdir -p "$work/img" /opt/cni/bin
   tar -xf "$image" -C "$work/img"
-  umoci unpack --image "$work/img:$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["manifests"][0]["annotations"]["org.opencontainers.image.ref.name"])' "$work/img/index.json")" "$work/bundle" >/dev/null
+  tag=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["manifests"][0]["annotations"]["org.opencontainers.image.ref.name"])' "$work/img/index.json")
+  # the image's layers are zstd, which umoci 0.4 cannot read: skopeo writes a gzip copy (as ImageRootfs does)
+  skopeo --insecure-policy copy --quiet --dest-compress-format=gzip "oci:$work/img:$tag" "oci:$work/img-gzip:$tag"
+  umoci unpack --image "$work/img-gzip:$tag" "$work/bundle" >/dev/null
   before=$(ls -A /opt/cni/bin)
   unshare --mount --propagation private -- sh -c 'r=$1; mkdir -p "$r/opt/cni/bin"; mount -t proc proc "$r/proc"; mount --rbind /dev "$r/dev"; mount --bind /opt/cni/bin "$r/opt/cni/bin"; exec chroot "$r" /opt/jflannel/bin/flanneld install-cni-plugin /opt/cni/bin' sh "$work/bundle/rootfs" >&2
   for f in $(ls -A /opt/cni/bin); do

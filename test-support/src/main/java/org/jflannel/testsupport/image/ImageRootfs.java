@@ -15,8 +15,10 @@ import org.jflannel.testsupport.cluster.Cmd;
 /**
  * The jflannel image as a root filesystem, the way a container runtime would see it: the OCI archive
  * that {@code bin/image} (or the {@code packaging} module under {@code -Pintegration}) builds is
- * unpacked with umoci, and commands run inside it with chroot in a private mount namespace (no container
- * runtime works on the build machine). Needs root and the {@code umoci} package.
+ * read by skopeo (containers/image, CRI-O's image library: it reads the zstd layers and checks every
+ * digest), which writes it as a gzip layout for umoci (0.4 reads gzip only) to unpack, and commands run
+ * inside it with chroot in a private mount namespace (no container runtime works on the build machine).
+ * Needs root and the {@code skopeo} and {@code umoci} packages.
  */
 public final class ImageRootfs {
     /** Where the build writes the image, relative to the repository root. */
@@ -67,16 +69,21 @@ public final class ImageRootfs {
     }
 
     /**
-     * Unpacks {@code ociArchive} under {@code dest} (created; {@code dest/oci} the layout,
-     * {@code dest/bundle} umoci's bundle) and returns the root filesystem, {@code dest/bundle/rootfs}.
+     * Unpacks {@code ociArchive} under {@code dest} (created; {@code dest/oci} the archive's layout,
+     * {@code dest/oci-gzip} skopeo's gzip copy, {@code dest/bundle} umoci's bundle) and returns the root
+     * filesystem, {@code dest/bundle/rootfs}.
      */
     public static Path unpack(Path ociArchive, Path dest) throws IOException, InterruptedException {
         Path layout = dest.resolve("oci");
+        Path gzip = dest.resolve("oci-gzip");
         Path bundle = dest.resolve("bundle");
         Files.createDirectories(layout);
         Cmd.run(Duration.ofMinutes(2), List.of("tar", "-xf", ociArchive.toString(), "-C", layout.toString())).orThrow();
         String tag = tag(layout.resolve("index.json"));
-        Cmd.run(Duration.ofMinutes(5), List.of("umoci", "unpack", "--image", layout + ":" + tag, bundle.toString())).orThrow();
+        // zstd or gzip layers in, gzip out: skopeo decompresses (and verifies) what the runtimes would
+        Cmd.run(Duration.ofMinutes(5), List.of("skopeo", "--insecure-policy", "copy", "--quiet", "--dest-compress-format=gzip",
+                "oci:" + layout + ":" + tag, "oci:" + gzip + ":" + tag)).orThrow();
+        Cmd.run(Duration.ofMinutes(5), List.of("umoci", "unpack", "--image", gzip + ":" + tag, bundle.toString())).orThrow();
         Path rootfs = bundle.resolve("rootfs");
         if (!Files.isRegularFile(rootfs.resolve("opt/jflannel/bin/flanneld"))) {
             throw new IOException("image " + ociArchive + ": unpacked root filesystem " + rootfs + " has no /opt/jflannel/bin/flanneld");
