@@ -38,14 +38,16 @@ import org.openjdk.jmh.annotations.Warmup;
  * shared machine compare the CPU time per operation of {@link CpuTimeProfiler} (bytes per CPU-second
  * = size / cpu.ns/op). Run under the daemon's runtime (Temurin 25):
  * {@code /usr/lib/jvm/temurin-25-jdk-amd64/bin/java -jar bench/target/benchmarks.jar ChaChaPolyBench
- * -prof org.jflannel.backend.wireguard.CpuTimeProfiler}.
+ * -prof org.jflannel.backend.wireguard.CpuTimeProfiler}. The forks get the opens and exports the
+ * daemon's jar manifest gives ({@code ours*} and {@code device*} then run the intrinsic engine, as the
+ * daemon does; the setup fails when they do not).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = {"--add-opens=java.base/com.sun.crypto.provider=ALL-UNNAMED", "--add-exports=java.base/sun.security.util.math=ALL-UNNAMED"})
 public class ChaChaPolyBench {
     @Param({"1420", "65536"})
     int size;
@@ -65,6 +67,9 @@ public class ChaChaPolyBench {
 
     @Setup
     public void setUp() throws GeneralSecurityException {
+        if (!ChaChaPoly.path().equals("jdk-intrinsics")) {
+            throw new IllegalStateException("ChaChaPoly runs " + ChaChaPoly.path() + ", not the intrinsic engine");
+        }
         new SecureRandom().nextBytes(key);
         plain = new byte[size];
         new SecureRandom().nextBytes(plain);
@@ -146,7 +151,7 @@ public class ChaChaPolyBench {
     @OutputTimeUnit(TimeUnit.NANOSECONDS)
     @Warmup(iterations = 3, time = 1)
     @Measurement(iterations = 5, time = 1)
-    @Fork(1)
+    @Fork(value = 1, jvmArgsAppend = {"--add-opens=java.base/com.sun.crypto.provider=ALL-UNNAMED", "--add-exports=java.base/sun.security.util.math=ALL-UNNAMED"})
     public static class DevicePath {
         private static final Endpoint EA = new Endpoint(0xc0000201, 51820);
         private static final Endpoint EB = new Endpoint(0xc0000202, 51820);

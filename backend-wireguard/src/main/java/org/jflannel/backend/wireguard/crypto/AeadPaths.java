@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
  * {@link IntrinsicEngine} where java.base's internals are reachable and give the RFC 8439 §2.8.2
  * vector's bytes and the JDK cipher's bytes on a longer message, else {@link CipherEngine}.
  * {@code JFLANNEL_WG_AEAD=cipher} (or {@code -Djflannel.wg.aead=cipher}) forces the JDK cipher,
- * for comparison.
+ * for comparison; another value than {@code auto} or {@code cipher} is refused (no engine: the
+ * backend does not start, the message names the variable).
  */
 final class AeadPaths {
     static final String ENV = "JFLANNEL_WG_AEAD";
@@ -47,8 +48,12 @@ final class AeadPaths {
             case "cipher" -> c = new Choice("jdk-cipher", CipherEngine::new, ENV + "=cipher");
             case "auto" -> c = auto();
             default -> {
-                LOG.warn("wireguard aead setting ignored {}={} expected=auto|cipher", ENV, setting);
-                c = auto();
+                // every ChaChaPoly refuses to exist, so the backend's start fails with this message
+                String refused = ENV + ": expected auto or cipher, got \"" + setting + "\"";
+                LOG.error("wireguard aead setting refused {}={} expected=auto|cipher", ENV, setting);
+                return new Choice("none", () -> {
+                    throw new IllegalArgumentException(refused);
+                }, refused);
             }
         }
         LOG.info("wireguard aead path={} runtime={} reason=\"{}\"", c.name(), Runtime.version(), c.reason());

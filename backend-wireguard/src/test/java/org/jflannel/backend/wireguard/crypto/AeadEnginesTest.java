@@ -234,6 +234,10 @@ class AeadEnginesTest {
             assertThat(c.reason()).contains("unavailable");
         }
         assertThat(AeadPaths.choose("cipher").name()).isEqualTo("jdk-cipher");
+        assertThat(AeadPaths.choose("cipher").engines().get()).isInstanceOf(CipherEngine.class);
+        AeadPaths.Choice bad = AeadPaths.choose("fast");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> bad.engines().get())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("JFLANNEL_WG_AEAD").hasMessageContaining("fast");
         assertThat(ChaChaPoly.path()).isEqualTo(c.name());
     }
 }
