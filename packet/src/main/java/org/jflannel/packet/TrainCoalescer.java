@@ -18,7 +18,8 @@ import org.jflannel.linuxnet.socket.IoVec;
  *   <li>every payload the size of the first but the last; a shorter one or a PSH closes the packet;
  *       at most {@link #MAX_SEGMENTS} segments and 65,535 bytes.</li>
  * </ul>
- * Anything else (a hole, a reordered segment, a pure ACK, UDP, an IP option, a bad checksum) is
+ * IPv6 packets are not merged (TUN_F_TSO6 is never offered, so the kernel's GRO would have to do it): each
+ * is written alone as it came. Anything else (a hole, a reordered segment, a pure ACK, UDP, an IP option, a bad checksum) is
  * written as it came, after what its flow has pending, so each flow keeps its order. Up to
  * {@link #MAX_FLOWS} flows are merged at once (several pods' streams share the peers' one UDP
  * 4-tuple). Everything pending is written at {@link #flush()}: the end of the batch, before its
@@ -89,6 +90,12 @@ public final class TrainCoalescer {
 
     /** A checked inbound IPv4 packet at {@code [at, at + len)} of {@code b} ({@code len} its total length). */
     public void offer(ByteBuffer b, int at, int len) {
+        if (!merge || (b.get(at) & 0xf0) != 0x40) {
+            // not IPv4 (backend-wireguard carries IPv6 too): no merging, and no IPv4 parse of its header;
+            // it belongs to none of the IPv4 flows pending, so their order is kept
+            writeAlone(b, at, len);
+            return;
+        }
         if (!merge) {
             writeAlone(b, at, len);
             return;

@@ -101,6 +101,34 @@ class TrainCoalescerTest {
     }
 
     @Test
+    void anIpv6PacketIsWrittenAloneAsItCameAndTheIpv4FlowAroundItStillMerges() {
+        List<ByteBuffer> segs = flow(1000, 4, MSS, 0);
+        // 40-byte IPv6 header + 60 bytes; read as IPv4 it would look like TCP with a 20-byte header
+        // (traffic class 0x5_ in byte 0, byte 9 (inside the source address) = 6)
+        ByteBuffer v6 = ByteBuffer.allocateDirect(100);
+        v6.put(0, (byte) 0x65).putShort(4, (short) 60).put(6, (byte) 6).put(7, (byte) 64);
+        for (int i = 8; i < 100; i++) {
+            v6.put(i, (byte) (i == 9 ? 6 : i));
+        }
+        List<ByteBuffer> mixed = new ArrayList<>(segs);
+        mixed.add(2, v6);
+        ByteBuffer t = train(mixed);
+
+        for (int at = 0, i = 0; i < mixed.size(); at += mixed.get(i).limit(), i++) {
+            coalescer.offer(t, at, mixed.get(i).limit());
+        }
+        coalescer.flush();
+
+        assertThat(written).hasSize(2);
+        ByteBuffer alone = written.get(0);
+        assertThat(alone.get(1)).as("no GSO").isEqualTo((byte) VnetHdr.GSO_NONE);
+        assertThat(alone.get(0)).as("no checksum flags").isZero();
+        assertThat(packet(alone)).isEqualTo(v6.duplicate().rewind());
+        written.remove(0);
+        assertThat(summary()).containsExactly("seq=1000 segs=4");
+    }
+
+    @Test
     void aSegmentWithAnIpOptionIsWrittenAsItCame() {
         List<ByteBuffer> segs = flow(1000, 4, MSS, 0);
         segs.set(2, withIpOption(segs.get(2)));
