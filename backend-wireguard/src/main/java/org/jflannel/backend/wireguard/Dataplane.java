@@ -43,6 +43,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Without offloads ({@code JFLANNEL_WG_OFFLOAD=0}, or a kernel that refuses them) the same
  * threads read and write one packet per system call.
+ *
+ * <p>IPv6 inner packets: the TUN is offered TSO4 but never TSO6 (the segmenter and the coalescer parse
+ * IPv4 only), so the kernel segments IPv6 TCP itself before the TUN and every IPv6 packet is read,
+ * sealed and written whole (its checksum completed when the kernel left it partial); the batching of
+ * the socket (sendmmsg, UDP GSO and GRO) applies to them as to IPv4. The socket is AF_INET, AF_INET6,
+ * or dual-stack on {@code ::} (auto mode), as the device's endpoints need.
  */
 final class Dataplane implements AutoCloseable, Device.Wire {
     private static final Logger LOG = LoggerFactory.getLogger(Dataplane.class);
@@ -62,6 +68,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
     private static final int PLAIN_SLOTS = 32;
     private static final int MAX_DATAGRAMS = GRO_SLOTS * 64;
 
+    private final String threadPrefix;
     private final TunDevice tun;
     private final UdpBatchSocket socket;
     private final HandshakeLoad load;
@@ -81,14 +88,19 @@ final class Dataplane implements AutoCloseable, Device.Wire {
     private Thread tunThread;
     private Thread sockThread;
 
-    /** @param cryptoThreads threads besides each packet thread that seal (and, on the other side, open) its batches */
-    Dataplane(TunDevice tun, UdpBatchSocket socket, HandshakeLoad load, Offloads offloads, int cryptoThreads) {
+    /**
+     * @param cryptoThreads threads besides each packet thread that seal (and, on the other side, open) its batches
+     * @param threadPrefix  {@code wg} (flannel-wg) or {@code wg6} (flannel-wg-v6): the threads' names start with it
+     */
+    Dataplane(TunDevice tun, UdpBatchSocket socket, HandshakeLoad load, Offloads offloads, int cryptoThreads,
+            String threadPrefix) {
+        this.threadPrefix = threadPrefix;
         this.tun = tun;
         this.socket = socket;
         this.load = load;
         this.offloads = offloads;
-        this.sealers = new Workers(cryptoThreads, "wg-seal");
-        this.openers = new Workers(cryptoThreads, "wg-open");
+        this.sealers = new Workers(cryptoThreads, threadPrefix + "-seal");
+        this.openers = new Workers(cryptoThreads, threadPrefix + "-open");
         this.coalescer = offloads.vnetHdr() ? new TrainCoalescer(true, offloads.coalesce(), false, this::writeTun) : null;
     }
 
@@ -99,8 +111,8 @@ final class Dataplane implements AutoCloseable, Device.Wire {
     void start(Device d) throws NetlinkException {
         this.device = d;
         tun.setNonBlocking();
-        tunThread = new Thread(this::tunLoop, "wg-tun-rx");
-        sockThread = new Thread(this::socketLoop, "wg-sock-rx");
+        tunThread = new Thread(this::tunLoop, threadPrefix + "-tun-rx");
+        sockThread = new Thread(this::socketLoop, threadPrefix + "-sock-rx");
         tunThread.setDaemon(true);
         sockThread.setDaemon(true);
         tunThread.start();
@@ -120,7 +132,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         b.put(0, datagram, off, len);
         IoVec iov = sendIov.get().clear().add(b, 0, len);
         try {
-            socket.send(iov, 0, 1, 0, to.address(), to.port());
+            socket.send(iov, 0, 1, 0, to.high(), to.low(), to.port());
         } catch (NetlinkException e) {
             LOG.debug("wireguard send failed to={} error={}", to, e.getMessage());
         }
@@ -169,7 +181,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         ByteBuffer headers = ByteBuffer.allocateDirect(TcpSegmenter.MAX_SEGMENTS * TcpSegmenter.HEADER_SLOT);
         IoVec plan = new IoVec(2 * TcpSegmenter.MAX_SEGMENTS);
         Checksum checksum = new Checksum();
-        byte[] pkt = new byte[128]; // headers only (IPv4 and TCP, 60 bytes each at most): packets go straight into the queue's slots
+        byte[] pkt = new byte[128]; // headers only (IPv4 and TCP, 60 bytes each at most; IPv6's 40): packets go straight into the queue's slots
         TxQueue queue = new TxQueue(socket, offloads.gso(), sealers);
         try {
             while (!stopped) {
@@ -191,7 +203,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                             && !TcpSegmenter.completeChecksum(packet, VnetHdr.csumStart(raw), VnetHdr.csumOffset(raw))) {
                         continue; // offsets outside the packet: nothing a sane kernel sends
                     }
-                    packet.get(0, pkt, 0, Math.min(len, 20)); // the IPv4 header's destination picks the peer
+                    packet.get(0, pkt, 0, Math.min(len, 40)); // the IPv4 or IPv6 header's destination picks the peer
                     Device d = device;
                     Peer peer = d.peerForPacket(pkt, 0, len);
                     int at = peer == null ? -1 : queue.next(d, peer, len);
@@ -202,7 +214,8 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                 } else if (type == VnetHdr.GSO_TCPV4) {
                     segmentAndSeal(raw, packet, headers, plan, checksum, pkt, queue);
                 }
-                // other GSO types are never offered: the TUN was given TSO4 and CSUM only
+                // other GSO types are never offered: the TUN was given TSO4 and CSUM only, so IPv6 TCP comes
+                // MTU-sized (the kernel segments it before the TUN), at most with its checksum to complete above
             }
         } catch (NetlinkException | RuntimeException e) {
             if (!stopped) {
@@ -329,10 +342,11 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                 if (batch.truncated(i)) {
                     continue;
                 }
-                int address = batch.senderAddress(i);
+                long high = batch.senderHigh(i);
+                long low = batch.senderLow(i);
                 int port = batch.senderPort(i);
-                if (last == null || last.address() != address || last.port() != port) {
-                    last = new Endpoint(address, port);
+                if (last == null || last.low() != low || last.high() != high || last.port() != port) {
+                    last = new Endpoint(high, low, port);
                 }
                 int start = batch.offset(i);
                 int end = start + batch.length(i);
