@@ -85,7 +85,8 @@ public final class UdpBatchSocket implements AutoCloseable {
      */
     public static UdpBatchSocket bind(InetAddress address, int port, Options options) throws NetlinkException {
         boolean v6 = address instanceof Inet6Address;
-        String what = "udp " + (v6 ? "[" + address.getHostAddress() + "]" : address.getHostAddress()) + ":" + port;
+        String host = new org.jflannel.linuxnet.netlink.IpPrefix(address, v6 ? 128 : 32).toString().replaceFirst("/\\d+$", "");
+        String what = "udp " + (v6 ? "[" + host + "]" : host) + ":" + port; // IPv6 compressed: [::]:51820
         Fd fd;
         try {
             fd = new Fd(LibC.socket(v6 ? LibC.AF_INET6 : LibC.AF_INET, LibC.SOCK_DGRAM | LibC.SOCK_CLOEXEC, 0), what);

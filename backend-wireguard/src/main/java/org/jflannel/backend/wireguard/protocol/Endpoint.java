@@ -1,9 +1,7 @@
 package org.jflannel.backend.wireguard.protocol;
 
 import java.net.Inet4Address;
-import java.net.Inet6Address;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 
 /**
  * A peer's UDP address: the IP as the two 64-bit halves of an IPv6 address, an IPv4 one as
@@ -67,15 +65,6 @@ public record Endpoint(long high, long low, int port) {
             int a = address();
             return (a >>> 24) + "." + ((a >>> 16) & 0xff) + "." + ((a >>> 8) & 0xff) + "." + (a & 0xff) + ":" + port;
         }
-        byte[] b = new byte[16];
-        for (int i = 0; i < 8; i++) {
-            b[i] = (byte) (high >>> (56 - i * 8));
-            b[i + 8] = (byte) (low >>> (56 - i * 8));
-        }
-        try {
-            return "[" + ((Inet6Address) InetAddress.getByAddress(b)).getHostAddress() + "]:" + port;
-        } catch (UnknownHostException e) {
-            throw new IllegalStateException(e); // 16 bytes are always an address
-        }
+        return "[" + org.jflannel.core.Ip6Net.formatAddress(high, low) + "]:" + port;
     }
 }
