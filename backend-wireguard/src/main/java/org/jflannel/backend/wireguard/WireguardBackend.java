@@ -35,16 +35,17 @@ import org.slf4j.LoggerFactory;
  * backend runs WireGuard itself: {@code flannel-wg} is a TUN device, and the protocol
  * ({@link Device}: Noise IKpsk2 handshake, cookies, replay window, timers) runs in Java over
  * linux-net's TUN and batched UDP socket ({@link Dataplane}). What the rest of the cluster sees is
- * upstream's: the device name, its address (the lease's network address /32) and the route of the
- * whole flannel Network through it, MTU − 80, the key file, the lease's {@code
- * {"PublicKey":…,"Port":…}}, and standard WireGuard on the wire, so upstream nodes with kernel
+ * upstream's: the device names, their addresses (the lease's network address /32, /128) and the
+ * routes of the whole flannel Network (IPv6Network) through them, MTU − 80, the key file, the lease's
+ * {@code {"PublicKey":…,"Port":…}} (and the same as BackendV6Data), and standard WireGuard on the wire, so upstream nodes with kernel
  * WireGuard and wireguard-go peers interoperate (tested against Debian's wireguard-go).
  *
- * <p>What runs today: IPv4 (modes separate, auto, ipv4 on an IPv4 network); userspace only. Not
- * yet: IPv6 and {@code flannel-wg-v6}, kernel mode (only linux-net's request encoding, {@code
- * WireguardGenl}, exists; nothing selects it), TUN offloads with UDP
- * GSO/GRO, crypto on more than two cores. Needs a JDK with X25519 and ChaCha20-Poly1305 (11+);
- * Temurin 21+ (the image's 25) has the ChaCha20/Poly1305 intrinsics that make it fast.
+ * <p>What runs today: IPv4 and IPv6 in every upstream Mode ({@link WgLayout}: separate with
+ * {@code flannel-wg} and {@code flannel-wg-v6}, or one {@code flannel-wg} in auto, ipv4 and ipv6,
+ * routing both families), userspace only; IPv6 inner packets without TSO (see {@link Dataplane}). Not
+ * yet: kernel mode (only linux-net's request encoding, {@code WireguardGenl}, exists; nothing selects
+ * it). Needs a JDK with X25519 and ChaCha20-Poly1305 (11+); Temurin 21+ (the image's 25) has the
+ * ChaCha20/Poly1305 intrinsics that make it fast.
  *
  * <p>{@link #register} must run in the network namespace the device belongs in.
  */
