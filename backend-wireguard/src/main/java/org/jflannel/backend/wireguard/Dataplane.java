@@ -339,8 +339,8 @@ final class Dataplane implements AutoCloseable, Device.Wire {
             allData = true;
             Endpoint last = null;
             for (int i = 0; i < n; i++) {
-                if (batch.truncated(i)) {
-                    continue;
+                if (batch.truncated(i) || batch.senderPort(i) == 0) {
+                    continue; // port 0: no endpoint could answer it (and Endpoint refuses it)
                 }
                 long high = batch.senderHigh(i);
                 long low = batch.senderLow(i);

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * CRC-checked TCP stream over IPv6 both ways, IPv4 alongside. Auto mode: one {@code flannel-wg}
  * carrying both families to the peer's IPv6 endpoint (upstream's choice when its IPv4 is private);
  * the IPv4 underlay addresses are then deleted, so both families must cross an IPv6-only underlay.
+ * A datagram from source port 0 is ignored (it used to end the socket thread).
  */
 @Tag("netns")
 class WireguardIpv6IT {
@@ -72,6 +73,11 @@ class WireguardIpv6IT {
             assertThat(pa).as("a->b first echo over IPv6").contains("1 received");
             assertThat(pb).as("b->a first echo over IPv6").contains("1 received");
             assertThat(ping(a, "10.244.1.1", "10.244.2.1")).as("IPv4 alongside, on flannel-wg").contains("1 received");
+
+            // a datagram from UDP source port 0 (a raw socket can send one): ignored, the socket thread goes on
+            b.exec("python3", "-c", "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP); "
+                    + "s.sendto(bytes([0, 0, 0xca, 0x6c, 0, 40, 0, 0]) + bytes([4]) + bytes(31), ('192.0.2.1', 0))");
+            assertThat(ping(b, "10.244.2.1", "10.244.1.1")).as("flannel-wg still answers after a port-0 datagram").contains("1 received");
 
             WgNode.tcpTransferCrc(a, b, "fd00:10:244:2::1", 8 << 20);
             WgNode.tcpTransferCrc(b, a, "fd00:10:244:1::1", 8 << 20);
