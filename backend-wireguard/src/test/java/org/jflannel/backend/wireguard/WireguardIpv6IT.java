@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * CRC-checked TCP stream over IPv6 both ways, IPv4 alongside. Auto mode: one {@code flannel-wg}
  * carrying both families to the peer's IPv6 endpoint (upstream's choice when its IPv4 is private);
  * the IPv4 underlay addresses are then deleted, so both families must cross an IPv6-only underlay.
- * A datagram from source port 0 is ignored (it used to end the socket thread).
+ * An IPv6-only cluster in Mode ipv6: one {@code flannel-wg}, IPv6 only. A datagram from source port 0
+ * is ignored (it used to end the socket thread).
  */
 @Tag("netns")
 class WireguardIpv6IT {
@@ -130,6 +131,39 @@ class WireguardIpv6IT {
             WgNode.tcpTransferCrc(a, b, "10.244.2.1", 8 << 20);
             System.out.println("a: " + na.counters() + "\nb: " + nb.counters());
         }
+    }
+
+    @Test
+    void ipv6OnlyClusterInModeIpv6() throws Exception {
+        String conf = "{\"EnableIPv4\":false,\"EnableIPv6\":true,\"IPv6Network\":\"fd00:10:244::/56\","
+                + "\"Backend\":{\"Type\":\"wireguard\",\"Mode\":\"ipv6\"}}";
+        try (WgNode a = WgNode.create("w6e"); WgNode b = WgNode.create("w6f")) {
+            WgNode.joinDualStack(a, b, "192.0.2", new String[] {PODS_A[1]}, new String[] {PODS_B[1]});
+            WireguardNetwork na = a.register(conf, null, "fd00:10:244:1::/64", "ul0", null, "2001:db8::1", 1500,
+                    Map.of("WIREGUARD_KEY_FILE", tmp.resolve("e").toString()));
+            WireguardNetwork nb = b.register(conf, null, "fd00:10:244:2::/64", "ul0", null, "2001:db8::2", 1500,
+                    Map.of("WIREGUARD_KEY_FILE", tmp.resolve("f").toString()));
+            assertThat(na.deviceNames()).containsExactly("flannel-wg");
+            assertThat(a.subnets.published().backendData()).isNull();
+            assertThat(a.subnets.published().publicIp()).isNull();
+            na.apply(List.of(LeaseEvent.added(lease6("fd00:10:244:2::/64", "2001:db8::2", nb.publicKey()))));
+            nb.apply(List.of(LeaseEvent.added(lease6("fd00:10:244:1::/64", "2001:db8::1", na.publicKey()))));
+            assertThat(a.ip("-6", "-o", "addr", "show", "dev", "flannel-wg")).contains("fd00:10:244:1::/128");
+            assertThat(a.ip("-4", "-o", "addr", "show", "dev", "flannel-wg")).isBlank();
+            assertThat(a.exec("ss", "-uln")).contains("[2001:db8::1]:51820");
+
+            assertThat(ping(a, "fd00:10:244:1::1", "fd00:10:244:2::1")).contains("1 received");
+            assertThat(ping(b, "fd00:10:244:2::1", "fd00:10:244:1::1")).contains("1 received");
+            WgNode.tcpTransferCrc(b, a, "fd00:10:244:1::1", 4 << 20);
+
+            na.apply(List.of(LeaseEvent.removed(lease6("fd00:10:244:2::/64", "2001:db8::2", nb.publicKey()))));
+            assertThat(na.peers()).isZero();
+        }
+    }
+
+    private static Lease lease6(String subnet6, String publicIpv6, byte[] key) throws Exception {
+        return new Lease(null, Ip6Net.parse(subnet6), new LeaseAttrs(null, (java.net.Inet6Address) InetAddress.getByName(publicIpv6),
+                "wireguard", null, "{\"PublicKey\":\"" + Base64.getEncoder().encodeToString(key) + "\",\"Port\":51820}"), null);
     }
 
     static Lease lease(String subnet, String subnet6, String publicIp, String publicIpv6, byte[] key, int portV6) throws Exception {
