@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * {@code packet} module's helpers, which both use).
  *
  * <p>{@code wg-tun-rx} reads {@code flannel-wg} until it is empty. With offloads (the TUN opened
- * with IFF_VNET_HDR, TSO4 and checksum offload on) a read may be a 64 KB TCP super-packet:
+ * with IFF_VNET_HDR, TSO4, TSO6 and checksum offload on) a read may be a 64 KB TCP super-packet:
  * {@link TcpSegmenter} cuts it into MTU-sized segments with their checksums, as the kernel's GSO
  * would, and each segment is sealed. Sealed datagrams wait in {@link TxQueue} and go to their peer
  * by one {@code sendmmsg}, runs of equal size as UDP GSO messages (one per 64 datagrams): a 64 KB
@@ -44,10 +44,9 @@ import org.slf4j.LoggerFactory;
  * <p>Without offloads ({@code JFLANNEL_WG_OFFLOAD=0}, or a kernel that refuses them) the same
  * threads read and write one packet per system call.
  *
- * <p>IPv6 inner packets: the TUN is offered TSO4 but never TSO6 (the segmenter and the coalescer parse
- * IPv4 only), so the kernel segments IPv6 TCP itself before the TUN and every IPv6 packet is read,
- * sealed and written whole (its checksum completed when the kernel left it partial); the batching of
- * the socket (sendmmsg, UDP GSO and GRO) applies to them as to IPv4. The socket is AF_INET, AF_INET6,
+ * <p>IPv6 inner packets: TSO6 super-packets are cut as TSO4 ones ({@link TcpSegmenter}); on receipt
+ * the coalescer merges IPv4 only, so IPv6 segments are written to the TUN one by one; the batching of
+ * the socket (sendmmsg, UDP GSO and GRO) applies to both. The socket is AF_INET, AF_INET6,
  * or dual-stack on {@code ::} (auto mode), as the device's endpoints need.
  */
 final class Dataplane implements AutoCloseable, Device.Wire {
@@ -211,11 +210,10 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                         packet.get(0, queue.buffer(), at, len); // straight into its slot, sealed there in place
                         queue.commit(d, peer, len);
                     }
-                } else if (type == VnetHdr.GSO_TCPV4) {
+                } else if (type == VnetHdr.GSO_TCPV4 || type == VnetHdr.GSO_TCPV6) {
                     segmentAndSeal(raw, packet, headers, plan, checksum, pkt, queue);
                 }
-                // other GSO types are never offered: the TUN was given TSO4 and CSUM only, so IPv6 TCP comes
-                // MTU-sized (the kernel segments it before the TUN), at most with its checksum to complete above
+                // other GSO types are never offered: the TUN was given TSO4, TSO6 and CSUM only
             }
         } catch (NetlinkException | RuntimeException e) {
             if (!stopped) {
@@ -233,8 +231,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         if (TcpSegmenter.plan(packet, gsoSize, headers, plan, checksum) == 0) {
             return;
         }
-        int ihl = (packet.get(0) & 0x0f) * 4;
-        int headerLength = ihl + ((packet.get(ihl + 12) & 0xf0) >>> 4) * 4;
+        int headerLength = TcpSegmenter.headerLength(packet); // IPv4 or IPv6, then TCP
         int payload = packet.limit() - headerLength;
         int segments = plan.count() / 2;
         packet.get(0, pkt, 0, headerLength);

@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>What runs today: IPv4 and IPv6 in every upstream Mode ({@link WgLayout}: separate with
  * {@code flannel-wg} and {@code flannel-wg-v6}, or one {@code flannel-wg} in auto, ipv4 and ipv6,
- * routing both families), userspace only; IPv6 inner packets without TSO (see {@link Dataplane}). Not
+ * routing both families), userspace only; IPv6 inner packets with TSO6 but not merged on receipt (see {@link Dataplane}). Not
  * yet: kernel mode (only linux-net's request encoding, {@code WireguardGenl}, exists; nothing selects
  * it). Needs a JDK with X25519 and ChaCha20-Poly1305 (11+); Temurin 21+ (the image's 25) has the
  * ChaCha20/Poly1305 intrinsics that make it fast.
@@ -197,10 +197,10 @@ public final class WireguardBackend implements Backend {
         throw new IllegalArgumentException(CRYPTO_THREADS_ENV + ": expected 0..64, got \"" + v + "\"");
     }
 
-    /** TSO4 and checksum offload on the TUN, UDP GSO and GRO on the socket: each as far as the kernel allows. */
+    /** TSO4, TSO6 and checksum offload on the TUN, UDP GSO and GRO on the socket: each as far as the kernel allows. */
     private static Dataplane.Offloads offloads(TunDevice tun, UdpBatchSocket socket) {
         try {
-            tun.setOffload(TunDevice.TUN_F_CSUM | TunDevice.TUN_F_TSO4);
+            tun.setOffload(TunDevice.TUN_F_CSUM | TunDevice.TUN_F_TSO4 | TunDevice.TUN_F_TSO6);
         } catch (NetlinkException e) {
             // the virtio_net_hdr stays (all zero): whole packets, one per read
             LOG.warn("wireguard tun offloads refused, one packet per read dev={} error={}", tun.name(), e.getMessage());
