@@ -44,9 +44,8 @@ import org.slf4j.LoggerFactory;
  * <p>Without offloads ({@code JFLANNEL_WG_OFFLOAD=0}, or a kernel that refuses them) the same
  * threads read and write one packet per system call.
  *
- * <p>IPv6 inner packets: TSO6 super-packets are cut as TSO4 ones ({@link TcpSegmenter}); on receipt
- * the coalescer merges IPv4 only, so IPv6 segments are written to the TUN one by one; the batching of
- * the socket (sendmmsg, UDP GSO and GRO) applies to both. The socket is AF_INET, AF_INET6,
+ * <p>IPv6 inner packets take the same path: TSO6 super-packets are cut as TSO4 ones ({@link
+ * TcpSegmenter}), received segments merged as GSO_TCPV6 ({@link TrainCoalescer}). The socket is AF_INET, AF_INET6,
  * or dual-stack on {@code ::} (auto mode), as the device's endpoints need.
  */
 final class Dataplane implements AutoCloseable, Device.Wire {

@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>What runs today: IPv4 and IPv6 in every upstream Mode ({@link WgLayout}: separate with
  * {@code flannel-wg} and {@code flannel-wg-v6}, or one {@code flannel-wg} in auto, ipv4 and ipv6,
- * routing both families), userspace only; IPv6 inner packets with TSO6 but not merged on receipt (see {@link Dataplane}). Not
+ * routing both families), userspace only; IPv6 inner packets batched as IPv4 ones (TSO6, merging; see {@link Dataplane}). Not
  * yet: kernel mode (only linux-net's request encoding, {@code WireguardGenl}, exists; nothing selects
  * it). Needs a JDK with X25519 and ChaCha20-Poly1305 (11+); Temurin 21+ (the image's 25) has the
  * ChaCha20/Poly1305 intrinsics that make it fast.
