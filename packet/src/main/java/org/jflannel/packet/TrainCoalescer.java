@@ -18,6 +18,8 @@ import org.jflannel.linuxnet.socket.IoVec;
  *   <li>every payload the size of the first but the last; a shorter one or a PSH closes the packet;
  *       at most {@link #MAX_SEGMENTS} segments and 65,535 bytes.</li>
  * </ul>
+ * IPv6 merges by the same TCP rules when TCP follows the fixed header, the first word (traffic class,
+ * flow label), hop limit and addresses equal ({@code ipv6_gro_receive}; no IP id), written as GSO_TCPV6.
  * Anything else (a hole, a reordered segment, a pure ACK, UDP, an IP option, a bad checksum) is
  * written as it came, after what its flow has pending, so each flow keeps its order. Up to
  * {@link #MAX_FLOWS} flows are merged at once (several pods' streams share the peers' one UDP
@@ -43,6 +45,7 @@ public final class TrainCoalescer {
     private static final int PSH = 0x08;
     private static final int ACK = 0x10;
     private static final int DF = 0x4000;
+    private static final int IPV6_HEADER = 40;
 
     /** Where packets go: one packet per call, as iovec pieces ([virtio_net_hdr] + IP packet). */
     public interface Sink {
@@ -87,14 +90,19 @@ public final class TrainCoalescer {
         this.sink = sink;
     }
 
-    /** A checked inbound IPv4 packet at {@code [at, at + len)} of {@code b} ({@code len} its total length). */
+    /** A checked inbound IPv4 or IPv6 packet at {@code [at, at + len)} of {@code b} ({@code len} its total length). */
     public void offer(ByteBuffer b, int at, int len) {
-        if (!merge) {
+        int version = b.get(at) & 0xf0;
+        if (!merge || (version != 0x40 && version != 0x60)) {
+            // neither IPv4 nor IPv6: no parse of its header; it belongs to no flow pending, so their order is kept
             writeAlone(b, at, len);
             return;
         }
-        int ihl = Ipv4.headerLength(b, at);
-        boolean tcp = Ipv4.protocol(b, at) == TCP && len >= ihl + 20 && Ipv4.firstFragment(b, at);
+        boolean v6 = version == 0x60;
+        int ihl = v6 ? IPV6_HEADER : Ipv4.headerLength(b, at);
+        // IPv6: TCP right after the fixed header (extension headers are written alone)
+        boolean tcp = v6 ? (b.get(at + 6) & 0xff) == TCP && len >= ihl + 20
+                : Ipv4.protocol(b, at) == TCP && len >= ihl + 20 && Ipv4.firstFragment(b, at);
         int flow = tcp ? find(b, at, ihl) : -1;
         if (!tcp || !mergeable(b, at, len, ihl)) {
             if (flow >= 0) {
@@ -133,21 +141,31 @@ public final class TrainCoalescer {
     }
 
     private int find(ByteBuffer b, int at, int ihl) {
-        int src = Ipv4.source(b, at);
-        int dst = Ipv4.destination(b, at);
+        boolean v6 = isV6(b, at);
         int ports = b.getInt(at + ihl);
         for (int f = 0; f < open; f++) {
             int h = head[f];
-            if (buf[f].getInt(h + 12) == src && buf[f].getInt(h + 16) == dst && buf[f].getInt(h + 20) == ports) {
+            ByteBuffer hb = buf[f];
+            if (isV6(hb, h) != v6) {
+                continue;
+            }
+            boolean same = v6 ? hb.getInt(h + IPV6_HEADER) == ports && same(hb, h + 8, b, at + 8, 32)
+                    : hb.getInt(h + 12) == Ipv4.source(b, at) && hb.getInt(h + 16) == Ipv4.destination(b, at)
+                    && hb.getInt(h + 20) == ports;
+            if (same) {
                 return f;
             }
         }
         return -1;
     }
 
+    private static boolean isV6(ByteBuffer b, int at) {
+        return (b.get(at) & 0xf0) == 0x60;
+    }
+
     /** Could start or join a merged packet: plain IPv4 header, a data segment with ACK (PSH), (verifying) a good checksum. */
     private boolean mergeable(ByteBuffer b, int at, int len, int ihl) {
-        if (ihl != Ipv4.MIN_HEADER || (b.getShort(at + 6) & 0x3fff) != 0) {
+        if (!isV6(b, at) && (ihl != Ipv4.MIN_HEADER || (b.getShort(at + 6) & 0x3fff) != 0)) {
             return false;
         }
         int thl = tcpHeaderLength(b, at + ihl);
@@ -165,12 +183,18 @@ public final class TrainCoalescer {
                 || total[f] + payload > MAX_PACKET || b.getInt(at + ihl + 4) != nextSeq[f]) {
             return false;
         }
-        int id = b.getShort(at + 4) & 0xffff;
-        boolean idOk = id == ((lastId[f] + 1) & 0xffff) || ((b.getShort(at + 6) & DF) != 0 && id == lastId[f]);
-        // IP: version/IHL, TOS; flags/fragment; TTL, protocol; addresses. TCP: ports; ack; data offset;
-        // window, urgent pointer and options (flags are checked in mergeable: ACK, maybe PSH)
-        return idOk && same(hb, h, b, at, 2) && same(hb, h + 6, b, at + 6, 4) && same(hb, h + 12, b, at + 12, 8)
-                && same(hb, h + ihl, b, at + ihl, 4) && same(hb, h + ihl + 8, b, at + ihl + 8, 5)
+        boolean ipOk;
+        if (isV6(b, at)) {
+            // IPv6 (ipv6_gro_receive): version, traffic class, flow label; next header, hop limit; addresses
+            ipOk = same(hb, h, b, at, 4) && same(hb, h + 6, b, at + 6, 34);
+        } else {
+            int id = b.getShort(at + 4) & 0xffff;
+            boolean idOk = id == ((lastId[f] + 1) & 0xffff) || ((b.getShort(at + 6) & DF) != 0 && id == lastId[f]);
+            // IP: version/IHL, TOS; flags/fragment; TTL, protocol; addresses
+            ipOk = idOk && same(hb, h, b, at, 2) && same(hb, h + 6, b, at + 6, 4) && same(hb, h + 12, b, at + 12, 8);
+        }
+        // TCP: ports; ack; data offset; window, urgent pointer and options (flags are checked in mergeable: ACK, maybe PSH)
+        return ipOk && same(hb, h + ihl, b, at + ihl, 4) && same(hb, h + ihl + 8, b, at + ihl + 8, 5)
                 && same(hb, h + ihl + 14, b, at + ihl + 14, 2) && same(hb, h + ihl + 18, b, at + ihl + 18, hl - ihl - 18);
     }
 
@@ -244,17 +268,22 @@ public final class TrainCoalescer {
 
     /** The one header rewrite: the first segment's IP length and checksum, PSH, TCP checksum partial. */
     private void writeMerged(int f, ByteBuffer b, int h) {
-        int ihl = Ipv4.MIN_HEADER;
+        boolean v6 = isV6(b, h);
+        int ihl = v6 ? IPV6_HEADER : Ipv4.MIN_HEADER;
         int len = total[f];
-        b.putShort(h + 2, (short) len);
-        b.putShort(h + 10, (short) 0);
-        b.putShort(h + 10, (short) Ipv4.internetChecksum(b, h, ihl));
+        if (v6) {
+            b.putShort(h + 4, (short) (len - IPV6_HEADER)); // payload length; no header checksum
+        } else {
+            b.putShort(h + 2, (short) len);
+            b.putShort(h + 10, (short) 0);
+            b.putShort(h + 10, (short) Ipv4.internetChecksum(b, h, ihl));
+        }
         if (pushed[f]) {
             b.put(h + ihl + 13, (byte) (b.get(h + ihl + 13) | PSH));
         }
         // NEEDS_CSUM: the field holds the pseudo-header sum; the stack finishes (or trusts) it
         b.putShort(h + ihl + 16, (short) fold(pseudoHeaderSum(b, h, len - ihl)));
-        VnetHdr.writeGso(gsoHdr, VnetHdr.GSO_TCPV4, headers[f], mss[f], ihl, 16);
+        VnetHdr.writeGso(gsoHdr, v6 ? VnetHdr.GSO_TCPV6 : VnetHdr.GSO_TCPV4, headers[f], mss[f], ihl, 16);
         iov.clear().add(gsoHdr, 0, VnetHdr.LENGTH).add(b, h, headers[f] + mss[f]);
         int n = segments[f] - 1;
         int[] at = pieceAt[f];
@@ -295,7 +324,11 @@ public final class TrainCoalescer {
         return fold(sum) == 0xffff;
     }
 
+    /** The TCP pseudo-header's sum: IPv4's (RFC 793) or IPv6's (RFC 8200 8.1), by the packet's version. */
     static long pseudoHeaderSum(ByteBuffer b, int ip, int tcpLength) {
+        if (isV6(b, ip)) {
+            return Ipv4.sum(b, ip + 8, 32) + TCP + tcpLength;
+        }
         return (b.getShort(ip + 12) & 0xffff) + (b.getShort(ip + 14) & 0xffff)
                 + (b.getShort(ip + 16) & 0xffff) + (b.getShort(ip + 18) & 0xffff) + TCP + tcpLength;
     }

@@ -15,6 +15,8 @@ public final class VnetHdr {
     public static final int F_DATA_VALID = 2;
     public static final int GSO_NONE = 0;
     public static final int GSO_TCPV4 = 1;
+    /** VIRTIO_NET_HDR_GSO_TCPV6: a TSO6 super-packet (backend-wireguard offers TSO6 for IPv6 pods). */
+    public static final int GSO_TCPV6 = 4;
 
     private VnetHdr() {
     }

@@ -51,6 +51,51 @@ class TcpSegmenterTest {
         assertThat(joined).isEqualTo(sp.duplicate().position(headers));
     }
 
+    @ParameterizedTest(name = "IPv6 payload {0}, gso {1} -> {2} segments")
+    @CsvSource({"5000, 1388, 4", "1, 1388, 1", "65000, 1388, 47"})
+    void ipv6SegmentsAreWhatTheKernelsGsoWouldSend(int payload, int gso, int expected) {
+        ByteBuffer sp = superPacket6(payload, CWR | PSH | ACK | FIN);
+        ByteBuffer out = ByteBuffer.allocateDirect(128 << 10);
+
+        int full = segment(sp, gso, out);
+
+        int headers = 40 + 32;
+        assertThat(TcpSegmenter.headerLength(sp)).isEqualTo(headers);
+        assertThat(full).isEqualTo(headers + Math.min(gso, payload));
+        ByteBuffer joined = ByteBuffer.allocate(payload);
+        int pos = 0;
+        for (int i = 0; i < expected; i++) {
+            ByteBuffer seg = out.duplicate().position(pos).slice();
+            int len = 40 + (seg.getShort(4) & 0xffff);
+            seg.limit(len);
+            boolean last = i == expected - 1;
+            assertThat(len).as("segment %d length", i).isEqualTo(last ? headers + payload - i * gso : full);
+            for (int b = 0; b < 40; b++) {
+                if (b != 4 && b != 5) {
+                    assertThat(seg.get(b)).as("IPv6 header byte %d of segment %d", b, i).isEqualTo(sp.get(b));
+                }
+            }
+            assertThat(seg.getInt(40 + 4)).as("TCP seq").isEqualTo(1000 + i * gso);
+            assertThat(seg.getInt(40 + 8)).as("TCP ack").isEqualTo(77);
+            int flags = seg.get(40 + 13) & 0xff;
+            assertThat(flags & (FIN | PSH)).as("FIN/PSH on segment %d", i).isEqualTo(last ? FIN | PSH : 0);
+            assertThat(flags & CWR).as("CWR on segment %d", i).isEqualTo(i == 0 ? CWR : 0);
+            assertThat(tcp6ChecksumVerifies(seg)).as("TCP checksum of segment %d", i).isTrue();
+            joined.put(seg.position(headers));
+            pos += len;
+        }
+        assertThat(out.limit()).isEqualTo(pos);
+        joined.flip();
+        assertThat(joined).isEqualTo(sp.duplicate().position(headers));
+    }
+
+    @Test
+    void ipv6WithAnExtensionHeaderIsNotCut() {
+        ByteBuffer sp = superPacket6(3000, ACK);
+        sp.put(6, (byte) 0); // hop-by-hop options first
+        assertThat(segment(sp, 1388, ByteBuffer.allocateDirect(128 << 10))).isZero();
+    }
+
     @Test
     void notTcpIsNotCut() {
         assertThat(segment(Packets.ipv4("10.0.0.1", "10.0.0.2", 17, 64, 3000), 1400,
@@ -95,6 +140,46 @@ class TcpSegmenterTest {
             p.put(52 + i, (byte) i);
         }
         return p;
+    }
+
+    /** IPv6 (fd00:10:244:1::2 -> fd00:10:244:2::3, flow label 0x12345) + TCP as {@link #superPacket}. */
+    static ByteBuffer superPacket6(int payload, int flags) {
+        ByteBuffer p = ByteBuffer.allocateDirect(40 + 32 + payload);
+        p.putInt(0, 0x6001_2345);
+        p.putShort(4, (short) Math.min(32 + payload, 0xffff));
+        p.put(6, (byte) 6);
+        p.put(7, (byte) 64);
+        p.putLong(8, 0xfd00_0010_0244_0001L).putLong(16, 2).putLong(24, 0xfd00_0010_0244_0002L).putLong(32, 3);
+        p.putShort(40, (short) 40000);
+        p.putShort(42, (short) 5201);
+        p.putInt(44, 1000);
+        p.putInt(48, 77);
+        p.put(52, (byte) (8 << 4));
+        p.put(53, (byte) flags);
+        p.putShort(54, (short) 501);
+        for (int i = 0; i < 12; i++) {
+            p.put(60 + i, (byte) (i < 2 ? 1 : 8));
+        }
+        for (int i = 0; i < payload; i++) {
+            p.put(72 + i, (byte) (i * 7));
+        }
+        return p;
+    }
+
+    /** RFC 8200's pseudo-header (addresses, 32-bit length, next header 6) + the TCP segment sums to 0xffff (independent). */
+    static boolean tcp6ChecksumVerifies(ByteBuffer seg) {
+        int tcpLength = seg.limit() - 40;
+        byte[] b = new byte[40 + tcpLength];
+        for (int i = 0; i < 32; i++) {
+            b[i] = seg.get(8 + i);
+        }
+        b[34] = (byte) (tcpLength >>> 8);
+        b[35] = (byte) tcpLength;
+        b[39] = 6;
+        for (int i = 0; i < tcpLength; i++) {
+            b[40 + i] = seg.get(40 + i);
+        }
+        return Packets.onesSum(b) == 0xffff;
     }
 
     /** The segments planned by {@link TcpSegmenter#plan}, gathered back to back into {@code out} (limit: their end). */

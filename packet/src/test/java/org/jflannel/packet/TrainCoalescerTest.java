@@ -101,6 +101,108 @@ class TrainCoalescerTest {
     }
 
     @Test
+    void anIpv6PacketIsWrittenAloneAsItCameAndTheIpv4FlowAroundItStillMerges() {
+        List<ByteBuffer> segs = flow(1000, 4, MSS, 0);
+        // 40-byte IPv6 header + 60 bytes; read as IPv4 it would look like TCP with a 20-byte header
+        // (traffic class 0x5_ in byte 0, byte 9 (inside the source address) = 6)
+        ByteBuffer v6 = ByteBuffer.allocateDirect(100);
+        v6.put(0, (byte) 0x65).putShort(4, (short) 60).put(6, (byte) 6).put(7, (byte) 64);
+        for (int i = 8; i < 100; i++) {
+            v6.put(i, (byte) (i == 9 ? 6 : i));
+        }
+        List<ByteBuffer> mixed = new ArrayList<>(segs);
+        mixed.add(2, v6);
+        ByteBuffer t = train(mixed);
+
+        for (int at = 0, i = 0; i < mixed.size(); at += mixed.get(i).limit(), i++) {
+            coalescer.offer(t, at, mixed.get(i).limit());
+        }
+        coalescer.flush();
+
+        assertThat(written).hasSize(2);
+        ByteBuffer alone = written.get(0);
+        assertThat(alone.get(1)).as("no GSO").isEqualTo((byte) VnetHdr.GSO_NONE);
+        assertThat(alone.get(0)).as("no checksum flags").isZero();
+        assertThat(packet(alone)).isEqualTo(v6.duplicate().rewind());
+        written.remove(0);
+        assertThat(summary()).containsExactly("seq=1000 segs=4");
+    }
+
+    @Test
+    void anIpv6FlowMergesIntoOneTcpv6SuperPacketBesideAnIpv4FlowOnTheSamePorts() {
+        List<ByteBuffer> v6 = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            v6.add(tcp6(5000 + i * MSS, i == 3 ? ACK | PSH : ACK, i == 3 ? 600 : MSS, 64));
+        }
+        List<ByteBuffer> v4 = flow(1000, 2, MSS, 0);
+        List<ByteBuffer> mixed = new ArrayList<>(List.of(v6.get(0), v4.get(0), v6.get(1), v6.get(2), v4.get(1), v6.get(3)));
+        ByteBuffer t = train(mixed);
+        for (int at = 0, i = 0; i < mixed.size(); at += mixed.get(i).limit(), i++) {
+            coalescer.offer(t, at, mixed.get(i).limit());
+        }
+        coalescer.flush();
+
+        ByteBuffer merged6 = written.stream().filter(w -> (packet(w).get(0) & 0xf0) == 0x60).findFirst().orElseThrow();
+        assertThat(written).hasSize(2);
+        assertThat(merged6.get(1)).as("GSO_TCPV6").isEqualTo((byte) VnetHdr.GSO_TCPV6);
+        assertThat(le(merged6, 4)).as("gso size").isEqualTo(MSS);
+        assertThat(le(merged6, 6)).as("csum start").isEqualTo(40);
+        ByteBuffer p = packet(merged6);
+        int payload = 3 * MSS + 600;
+        assertThat(p.limit()).isEqualTo(40 + 32 + payload);
+        assertThat(p.getShort(4) & 0xffff).as("payload length").isEqualTo(32 + payload);
+        assertThat(p.get(40 + 13) & PSH).as("the last segment's PSH").isEqualTo(PSH);
+        for (int i = 0; i < payload; i++) {
+            assertThat(p.get(72 + i)).as("payload byte %d", i).isEqualTo((byte) (5000 + i));
+        }
+        // NEEDS_CSUM: the field holds the IPv6 pseudo-header's sum for the merged length, as the kernel wants
+        assertThat(fold16(Tcp6Sums.pseudoSum6(p))).isEqualTo(p.getShort(40 + 16) & 0xffff);
+        assertThat(summary().stream().filter(x -> x.startsWith("seq=1000"))).containsExactly("seq=1000 segs=2");
+    }
+
+    @Test
+    void ipv6SegmentsWithAnotherHopLimitDoNotMerge() {
+        List<ByteBuffer> v6 = List.of(tcp6(5000, ACK, MSS, 64), tcp6(5000 + MSS, ACK, MSS, 63));
+        ByteBuffer t = train(v6);
+        coalescer.offer(t, 0, v6.get(0).limit());
+        coalescer.offer(t, v6.get(0).limit(), v6.get(1).limit());
+        coalescer.flush();
+        assertThat(written).hasSize(2).allMatch(w -> w.get(1) == VnetHdr.GSO_NONE);
+    }
+
+    /** A TCP/IPv6 segment fd00:10:244:1::2 -> fd00:10:244:2::3, ports 40000 -> 5201, 12 option bytes, payload (seq + i), checksum sealed. */
+    private static ByteBuffer tcp6(int seq, int flags, int payload, int hopLimit) {
+        ByteBuffer p = ByteBuffer.allocateDirect(40 + 32 + payload);
+        p.putInt(0, 0x6000_0000);
+        p.putShort(4, (short) (32 + payload));
+        p.put(6, (byte) 6);
+        p.put(7, (byte) hopLimit);
+        p.putLong(8, 0xfd00_0010_0244_0001L).putLong(16, 2).putLong(24, 0xfd00_0010_0244_0002L).putLong(32, 3);
+        p.putShort(40, (short) 40000);
+        p.putShort(42, (short) 5201);
+        p.putInt(44, seq);
+        p.putInt(48, 1);
+        p.put(52, (byte) (8 << 4));
+        p.put(53, (byte) flags);
+        p.putShort(54, (short) 501);
+        for (int i = 0; i < 12; i++) {
+            p.put(60 + i, (byte) (i < 2 ? 1 : 8));
+        }
+        for (int i = 0; i < payload; i++) {
+            p.put(72 + i, (byte) (seq + i));
+        }
+        p.putShort(40 + 16, (short) ~Tcp6Sums.onesSumTcp6(p));
+        return p;
+    }
+
+    private static int fold16(long sum) {
+        while ((sum >>> 16) != 0) {
+            sum = (sum & 0xffff) + (sum >>> 16);
+        }
+        return (int) sum;
+    }
+
+    @Test
     void aSegmentWithAnIpOptionIsWrittenAsItCame() {
         List<ByteBuffer> segs = flow(1000, 4, MSS, 0);
         segs.set(2, withIpOption(segs.get(2)));

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * {@code packet} module's helpers, which both use).
  *
  * <p>{@code wg-tun-rx} reads {@code flannel-wg} until it is empty. With offloads (the TUN opened
- * with IFF_VNET_HDR, TSO4 and checksum offload on) a read may be a 64 KB TCP super-packet:
+ * with IFF_VNET_HDR, TSO4, TSO6 and checksum offload on) a read may be a 64 KB TCP super-packet:
  * {@link TcpSegmenter} cuts it into MTU-sized segments with their checksums, as the kernel's GSO
  * would, and each segment is sealed. Sealed datagrams wait in {@link TxQueue} and go to their peer
  * by one {@code sendmmsg}, runs of equal size as UDP GSO messages (one per 64 datagrams): a 64 KB
@@ -43,6 +43,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Without offloads ({@code JFLANNEL_WG_OFFLOAD=0}, or a kernel that refuses them) the same
  * threads read and write one packet per system call.
+ *
+ * <p>IPv6 inner packets take the same path: TSO6 super-packets are cut as TSO4 ones ({@link
+ * TcpSegmenter}), received segments merged as GSO_TCPV6 ({@link TrainCoalescer}). The socket is AF_INET, AF_INET6,
+ * or dual-stack on {@code ::} (auto mode), as the device's endpoints need.
  */
 final class Dataplane implements AutoCloseable, Device.Wire {
     private static final Logger LOG = LoggerFactory.getLogger(Dataplane.class);
@@ -62,6 +66,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
     private static final int PLAIN_SLOTS = 32;
     private static final int MAX_DATAGRAMS = GRO_SLOTS * 64;
 
+    private final String threadPrefix;
     private final TunDevice tun;
     private final UdpBatchSocket socket;
     private final HandshakeLoad load;
@@ -81,14 +86,19 @@ final class Dataplane implements AutoCloseable, Device.Wire {
     private Thread tunThread;
     private Thread sockThread;
 
-    /** @param cryptoThreads threads besides each packet thread that seal (and, on the other side, open) its batches */
-    Dataplane(TunDevice tun, UdpBatchSocket socket, HandshakeLoad load, Offloads offloads, int cryptoThreads) {
+    /**
+     * @param cryptoThreads threads besides each packet thread that seal (and, on the other side, open) its batches
+     * @param threadPrefix  {@code wg} (flannel-wg) or {@code wg6} (flannel-wg-v6): the threads' names start with it
+     */
+    Dataplane(TunDevice tun, UdpBatchSocket socket, HandshakeLoad load, Offloads offloads, int cryptoThreads,
+            String threadPrefix) {
+        this.threadPrefix = threadPrefix;
         this.tun = tun;
         this.socket = socket;
         this.load = load;
         this.offloads = offloads;
-        this.sealers = new Workers(cryptoThreads, "wg-seal");
-        this.openers = new Workers(cryptoThreads, "wg-open");
+        this.sealers = new Workers(cryptoThreads, threadPrefix + "-seal");
+        this.openers = new Workers(cryptoThreads, threadPrefix + "-open");
         this.coalescer = offloads.vnetHdr() ? new TrainCoalescer(true, offloads.coalesce(), false, this::writeTun) : null;
     }
 
@@ -99,8 +109,8 @@ final class Dataplane implements AutoCloseable, Device.Wire {
     void start(Device d) throws NetlinkException {
         this.device = d;
         tun.setNonBlocking();
-        tunThread = new Thread(this::tunLoop, "wg-tun-rx");
-        sockThread = new Thread(this::socketLoop, "wg-sock-rx");
+        tunThread = new Thread(this::tunLoop, threadPrefix + "-tun-rx");
+        sockThread = new Thread(this::socketLoop, threadPrefix + "-sock-rx");
         tunThread.setDaemon(true);
         sockThread.setDaemon(true);
         tunThread.start();
@@ -120,7 +130,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         b.put(0, datagram, off, len);
         IoVec iov = sendIov.get().clear().add(b, 0, len);
         try {
-            socket.send(iov, 0, 1, 0, to.address(), to.port());
+            socket.send(iov, 0, 1, 0, to.high(), to.low(), to.port());
         } catch (NetlinkException e) {
             LOG.debug("wireguard send failed to={} error={}", to, e.getMessage());
         }
@@ -169,7 +179,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         ByteBuffer headers = ByteBuffer.allocateDirect(TcpSegmenter.MAX_SEGMENTS * TcpSegmenter.HEADER_SLOT);
         IoVec plan = new IoVec(2 * TcpSegmenter.MAX_SEGMENTS);
         Checksum checksum = new Checksum();
-        byte[] pkt = new byte[128]; // headers only (IPv4 and TCP, 60 bytes each at most): packets go straight into the queue's slots
+        byte[] pkt = new byte[128]; // headers only (IPv4 and TCP, 60 bytes each at most; IPv6's 40): packets go straight into the queue's slots
         TxQueue queue = new TxQueue(socket, offloads.gso(), sealers);
         try {
             while (!stopped) {
@@ -191,7 +201,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                             && !TcpSegmenter.completeChecksum(packet, VnetHdr.csumStart(raw), VnetHdr.csumOffset(raw))) {
                         continue; // offsets outside the packet: nothing a sane kernel sends
                     }
-                    packet.get(0, pkt, 0, Math.min(len, 20)); // the IPv4 header's destination picks the peer
+                    packet.get(0, pkt, 0, Math.min(len, 40)); // the IPv4 or IPv6 header's destination picks the peer
                     Device d = device;
                     Peer peer = d.peerForPacket(pkt, 0, len);
                     int at = peer == null ? -1 : queue.next(d, peer, len);
@@ -199,10 +209,10 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                         packet.get(0, queue.buffer(), at, len); // straight into its slot, sealed there in place
                         queue.commit(d, peer, len);
                     }
-                } else if (type == VnetHdr.GSO_TCPV4) {
+                } else if (type == VnetHdr.GSO_TCPV4 || type == VnetHdr.GSO_TCPV6) {
                     segmentAndSeal(raw, packet, headers, plan, checksum, pkt, queue);
                 }
-                // other GSO types are never offered: the TUN was given TSO4 and CSUM only
+                // other GSO types are never offered: the TUN was given TSO4, TSO6 and CSUM only
             }
         } catch (NetlinkException | RuntimeException e) {
             if (!stopped) {
@@ -220,8 +230,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         if (TcpSegmenter.plan(packet, gsoSize, headers, plan, checksum) == 0) {
             return;
         }
-        int ihl = (packet.get(0) & 0x0f) * 4;
-        int headerLength = ihl + ((packet.get(ihl + 12) & 0xf0) >>> 4) * 4;
+        int headerLength = TcpSegmenter.headerLength(packet); // IPv4 or IPv6, then TCP
         int payload = packet.limit() - headerLength;
         int segments = plan.count() / 2;
         packet.get(0, pkt, 0, headerLength);
@@ -326,13 +335,14 @@ final class Dataplane implements AutoCloseable, Device.Wire {
             allData = true;
             Endpoint last = null;
             for (int i = 0; i < n; i++) {
-                if (batch.truncated(i)) {
-                    continue;
+                if (batch.truncated(i) || batch.senderPort(i) == 0) {
+                    continue; // port 0: no endpoint could answer it (and Endpoint refuses it)
                 }
-                int address = batch.senderAddress(i);
+                long high = batch.senderHigh(i);
+                long low = batch.senderLow(i);
                 int port = batch.senderPort(i);
-                if (last == null || last.address() != address || last.port() != port) {
-                    last = new Endpoint(address, port);
+                if (last == null || last.low() != low || last.high() != high || last.port() != port) {
+                    last = new Endpoint(high, low, port);
                 }
                 int start = batch.offset(i);
                 int end = start + batch.length(i);

@@ -163,7 +163,7 @@ final class TxQueue {
         for (int done = 0; done < messages; ) {
             int k;
             try {
-                k = socket.sendMany(iov, msgFrom, msgCount, msgSegment, done, messages, to.address(), to.port());
+                k = socket.sendMany(iov, msgFrom, msgCount, msgSegment, done, messages, to.high(), to.low(), to.port());
             } catch (NetlinkException e) {
                 if (msgSegment[done] == 0) {
                     LOG.debug("wireguard send failed to={} error={}", to, e.getMessage());

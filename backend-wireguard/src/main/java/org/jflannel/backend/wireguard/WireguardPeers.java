@@ -1,8 +1,12 @@
 package org.jflannel.backend.wireguard;
 
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.jflannel.backend.wireguard.protocol.AllowedIp;
 import org.jflannel.backend.wireguard.protocol.Device;
@@ -18,25 +22,46 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The wireguard backend's side of the shared {@link PeerLoop}: the peer table of our userspace
- * {@link Device} (upstream's {@code handleSubnetEvents}). A wireguard lease wants one {@link WgPeer}:
- * the public key of its backend data, endpoint {@code PublicIP:Port} (the lease's Port, our ListenPort
- * when it has none), allowed IPs = its subnet, our PSK and keepalive. A peer whose key stays the same is
- * updated in place (its sessions kept, as {@code wg set} does); a new key replaces the peer (node restarted
- * without its key file); a removed lease takes its peer away (sessions wiped, its traffic dropped from then
- * on). The table is ours alone and {@code flannel-wg} with its route goes with the process: nothing to
- * read back or heal.
+ * The wireguard backend's side of the shared {@link PeerLoop}: the peer tables of our userspace
+ * {@link Device}s (upstream's {@code handleSubnetEvents}). A wireguard lease wants, by mode:
+ * <ul>
+ *   <li>{@code separate}: on {@code flannel-wg} the key of its BackendData, endpoint {@code PublicIP:Port},
+ *       allowed IPs its IPv4 subnet; on {@code flannel-wg-v6} the key of its BackendV6Data, endpoint
+ *       {@code [PublicIPv6]:Port}, allowed IPs its IPv6 subnet (each when both sides have the family);</li>
+ *   <li>{@code ipv4}, {@code ipv6}, {@code auto}: one peer on {@code flannel-wg} whose allowed IPs are all its
+ *       subnets of the families we route, the key of its BackendV6Data when it has IPv6 (upstream's order),
+ *       else of its BackendData; the endpoint IPv4, IPv6, or in auto mode upstream's choice
+ *       ({@link #select}).</li>
+ * </ul>
+ * The port is the one the lease's data names, else ours (ListenPort; ListenPortV6 for flannel-wg-v6),
+ * as upstream, which ignores it. Our PSK and keepalive. A peer whose key stays the same is updated in
+ * place (its sessions kept, as {@code wg set} does); a new key replaces the peer (node restarted
+ * without its key file); a removed lease takes its peers away (sessions wiped, traffic dropped from
+ * then on). The tables are ours alone and the devices with their routes go with the process: nothing
+ * to read back or heal.
  */
 final class WireguardPeers implements OwnTable<WgPeer> {
     private static final Logger LOG = LoggerFactory.getLogger(WireguardPeers.class);
     static final String TYPE = "wireguard";
 
-    private final Device device;
+    private final Map<String, Device> devices;
+    private final WgLayout layout;
     private final BackendConfig.Wireguard cfg;
+    private final Inet4Address ownV4;
+    private final Inet6Address ownV6;
 
-    WireguardPeers(Device device, BackendConfig.Wireguard cfg) {
-        this.device = device;
+    /**
+     * @param devices by name, one per entry of {@code layout}
+     * @param ownV4   our public IPv4 (auto mode's choice), or null
+     * @param ownV6   our public IPv6 (auto mode's choice), or null
+     */
+    WireguardPeers(Map<String, Device> devices, WgLayout layout, BackendConfig.Wireguard cfg, Inet4Address ownV4,
+            Inet6Address ownV6) {
+        this.devices = Map.copyOf(devices);
+        this.layout = layout;
         this.cfg = cfg;
+        this.ownV4 = ownV4;
+        this.ownV6 = ownV6;
     }
 
     @Override
@@ -44,35 +69,107 @@ final class WireguardPeers implements OwnTable<WgPeer> {
         if (!TYPE.equals(lease.attrs().backendType())) {
             return LeasePlan.ignored("wireguard ignoring lease of another backend type=" + lease.attrs().backendType());
         }
-        Optional<WgPeer> peer = peer(lease);
-        if (peer.isEmpty()) {
-            return LeasePlan.skipped("wireguard lease without a usable PublicKey or IPv4 data=" + lease.attrs().backendData());
+        List<WgPeer> rows = rows(lease);
+        if (rows.isEmpty()) {
+            return LeasePlan.skipped("wireguard lease without a usable PublicKey, subnet or public address of our families data="
+                    + lease.attrs().backendData() + " v6Data=" + lease.attrs().backendV6Data());
         }
-        return LeasePlan.of(lease, List.of(peer.get()));
+        return LeasePlan.of(lease, rows);
     }
 
-    /** The row a wireguard lease asks for, if its backend data and addresses are usable. */
-    private Optional<WgPeer> peer(Lease l) {
-        var data = WireguardLeaseData.parse(l.attrs().backendData());
-        if (data.isEmpty() || l.subnet() == null || l.attrs().publicIp() == null) {
-            return Optional.empty();
+    /** The rows a wireguard lease asks for (none when its data or addresses are unusable). */
+    List<WgPeer> rows(Lease l) {
+        boolean v4 = routes(true) && l.subnet() != null;
+        boolean v6 = routes(false) && l.ipv6Subnet() != null;
+        Optional<WireguardLeaseData> d4 = WireguardLeaseData.parse(l.attrs().backendData());
+        Optional<WireguardLeaseData> d6 = WireguardLeaseData.parse(l.attrs().backendV6Data());
+        int keepalive = (int) cfg.persistentKeepaliveSeconds();
+        List<WgPeer> rows = new ArrayList<>();
+        if (layout.mode() == BackendConfig.WireguardMode.SEPARATE) {
+            if (v4 && d4.isPresent() && l.attrs().publicIp() != null) {
+                rows.add(new WgPeer(WireguardBackend.DEVICE, key(d4.get()), Endpoint.of(l.attrs().publicIp(), port(d4.get(), cfg.listenPort())),
+                        List.of(v4(l)), keepalive));
+            }
+            if (v6 && d6.isPresent() && l.attrs().publicIpv6() != null) {
+                rows.add(new WgPeer(WireguardBackend.DEVICE_V6, key(d6.get()),
+                        Endpoint.of(l.attrs().publicIpv6(), port(d6.get(), cfg.listenPortV6())), List.of(v6(l)), keepalive));
+            }
+            return rows;
         }
-        int port = data.get().port() > 0 ? data.get().port() : cfg.listenPort();
-        return Optional.of(new WgPeer(Base64.getEncoder().encodeToString(data.get().publicKey()),
-                Endpoint.of(l.attrs().publicIp(), port),
-                List.of(new AllowedIp(l.subnet().address(), l.subnet().prefixLength())),
-                (int) cfg.persistentKeepaliveSeconds()));
+        Optional<WireguardLeaseData> data = v6 && d6.isPresent() ? d6 : d4.isPresent() ? d4 : d6;
+        Optional<InetAddress> at = switch (layout.mode()) {
+            case IPV4 -> Optional.ofNullable(l.attrs().publicIp());
+            case IPV6 -> Optional.ofNullable(l.attrs().publicIpv6());
+            default -> select(layout.ipv4Endpoints() ? l.attrs().publicIp() : null,
+                    layout.ipv6Endpoints() ? l.attrs().publicIpv6() : null);
+        };
+        if (data.isEmpty() || at.isEmpty() || !(v4 || v6)) {
+            return rows;
+        }
+        boolean v6Endpoint = at.get() instanceof Inet6Address;
+        int port = port((v6Endpoint ? d6 : d4).orElse(data.get()), cfg.listenPort());
+        List<AllowedIp> allowed = new ArrayList<>();
+        if (v4) {
+            allowed.add(v4(l));
+        }
+        if (v6) {
+            allowed.add(v6(l));
+        }
+        rows.add(new WgPeer(WireguardBackend.DEVICE, key(data.get()), Endpoint.of(at.get(), port), allowed, keepalive));
+        return rows;
+    }
+
+    /**
+     * Auto mode's endpoint (upstream's {@code selectPublicEndpoint}): the one family the peer has; with
+     * both, IPv4 when its IPv4 is public (not RFC 1918) and we have IPv4, else IPv6 when its IPv6 and ours
+     * are public (not RFC 4193 {@code fc00::/7}), else IPv4.
+     */
+    Optional<InetAddress> select(Inet4Address ip4, Inet6Address ip6) {
+        if (ip4 == null || ip6 == null) {
+            return Optional.ofNullable(ip4 == null ? ip6 : ip4);
+        }
+        if (!ip4.isSiteLocalAddress() && ownV4 != null) {
+            return Optional.of(ip4);
+        }
+        if (!uniqueLocal(ip6) && ownV6 != null && !uniqueLocal(ownV6)) {
+            return Optional.of(ip6);
+        }
+        return Optional.of(ip4);
+    }
+
+    private static boolean uniqueLocal(Inet6Address a) {
+        return (a.getAddress()[0] & 0xfe) == 0xfc;
+    }
+
+    private boolean routes(boolean ipv4) {
+        return layout.devices().stream().anyMatch(d -> ipv4 ? d.routesIpv4() : d.routesIpv6());
+    }
+
+    private static String key(WireguardLeaseData d) {
+        return Base64.getEncoder().encodeToString(d.publicKey());
+    }
+
+    private static int port(WireguardLeaseData d, int ours) {
+        return d.port() > 0 ? d.port() : ours;
+    }
+
+    private static AllowedIp v4(Lease l) {
+        return new AllowedIp(l.subnet().address(), l.subnet().prefixLength());
+    }
+
+    private static AllowedIp v6(Lease l) {
+        return AllowedIp.v6(l.ipv6Subnet().high(), l.ipv6Subnet().low(), l.ipv6Subnet().prefixLength());
     }
 
     /** A removal of a lease we hold no row for: the key its data names goes all the same. */
     @Override
     public List<WgPeer> forgotten(Lease lease) {
-        return TYPE.equals(lease.attrs().backendType()) ? peer(lease).map(List::of).orElse(List.of()) : List.of();
+        return TYPE.equals(lease.attrs().backendType()) ? rows(lease) : List.of();
     }
 
     @Override
     public String describe(WgPeer p) {
-        return "publicKey=" + p.publicKey() + " endpoint=" + p.endpoint() + " allowedIps=" + p.allowedIps()
+        return "dev=" + p.device() + " publicKey=" + p.publicKey() + " endpoint=" + p.endpoint() + " allowedIps=" + p.allowedIps()
                 + " keepalive=" + p.keepaliveSeconds();
     }
 
@@ -90,7 +187,7 @@ final class WireguardPeers implements OwnTable<WgPeer> {
 
     private boolean set(WgPeer p) {
         try {
-            device.setPeer(p.key(), cfg.psk(), p.endpoint(), p.allowedIps(), p.keepaliveSeconds());
+            devices.get(p.device()).setPeer(p.key(), cfg.psk(), p.endpoint(), p.allowedIps(), p.keepaliveSeconds());
             return true;
         } catch (IllegalArgumentException ex) {
             LOG.warn("wireguard peer refused publicKey={} error={}", p.publicKey(), ex.getMessage());
@@ -104,7 +201,7 @@ final class WireguardPeers implements OwnTable<WgPeer> {
      */
     @Override
     public boolean keepsOnChange(WgPeer stale, List<WgPeer> next) {
-        return next.isEmpty() || next.stream().anyMatch(p -> p.publicKey().equals(stale.publicKey()));
+        return next.isEmpty() || next.stream().anyMatch(p -> p.publicKey().equals(stale.publicKey()) && p.device().equals(stale.device()));
     }
 
     /** Never asked: an own table has nothing missing. */
@@ -115,7 +212,7 @@ final class WireguardPeers implements OwnTable<WgPeer> {
 
     @Override
     public void delete(WgPeer p) {
-        device.removePeer(p.key()); // its sessions and allowed IPs go
-        LOG.info("wireguard peer removed publicKey={}", p.publicKey());
+        devices.get(p.device()).removePeer(p.key()); // its sessions and allowed IPs go
+        LOG.info("wireguard peer removed dev={} publicKey={}", p.device(), p.publicKey());
     }
 }

@@ -31,12 +31,15 @@ import org.junit.jupiter.params.provider.CsvSource;
  * lease's network address /32 on the device, MTU − 80, the route of the whole Network through it,
  * and us as a peer with endpoint PublicIP:Port, allowed IPs our subnet, PSK when configured. B's
  * device has a unique name instead of {@code flannel-wg}: wireguard-go's control socket lives in
- * /var/run/wireguard, shared by all namespaces.
+ * /var/run/wireguard, shared by all namespaces. Also over IPv6: our {@code flannel-wg-v6} against
+ * wireguard-go set up as upstream's.
  */
 @Tag("netns")
 class WireguardGoInteropIT {
     private static final String POD_A = "10.244.1.1";
     private static final String POD_B = "10.244.2.1";
+    private static final String POD6_A = "fd00:10:244:1::1";
+    private static final String POD6_B = "fd00:10:244:2::1";
 
     @TempDir
     Path tmp;
@@ -115,6 +118,41 @@ class WireguardGoInteropIT {
         return new Lease(Ip4Net.parse(subnet), null, new LeaseAttrs(Ip4Net.toInet(Ip4Net.parseAddress(publicIp)), null, "wireguard",
                 "{\"PublicKey\":\"" + Base64.getEncoder().encodeToString(publicKey) + "\",\"Port\":51820}", null), null);
     }
+    /**
+     * Separate mode over an IPv6 underlay: our {@code flannel-wg-v6} against wireguard-go configured as
+     * upstream's {@code flannel-wg-v6} (ListenPortV6 51821, the IPv6 lease address /128, the route of
+     * the IPv6Network, us at {@code [2001:db8::1]:51821} with our IPv6 subnet), PSK on: ping6 started
+     * by each side, then a CRC-checked TCP stream over IPv6 both ways.
+     */
+    @Test
+    void ipv6EndpointSeparateModePing6AndTcpBothWays() throws Exception {
+        byte[] psk = new byte[32];
+        new SecureRandom().nextBytes(psk);
+        String conf = "{\"EnableIPv6\":true,\"Network\":\"10.244.0.0/16\",\"IPv6Network\":\"fd00:10:244::/56\","
+                + "\"Backend\":{\"Type\":\"wireguard\",\"PSK\":\"" + Base64.getEncoder().encodeToString(psk) + "\"}}";
+        try (WgNode a = WgNode.create("wg6a"); WgNode b = WgNode.create("wg6b"); WireguardGo go = WireguardGo.start(b, tmp)) {
+            WgNode.joinDualStack(a, b, "192.0.2", new String[] {POD_A + "/24", POD6_A + "/64"}, new String[] {POD_B + "/24", POD6_B + "/64"});
+            WireguardNetwork na = a.register(conf, "10.244.1.0/24", "fd00:10:244:1::/64", "ul0", "192.0.2.1", "2001:db8::1", 1500,
+                    Map.of("WIREGUARD_KEY_FILE", tmp.resolve("ours6").toString()));
+            go.configureAsUpstreamV6("fd00:10:244:2::", na.publicKey(), "[2001:db8::1]:51821", "fd00:10:244:1::/64", psk);
+            String k = Base64.getEncoder().encodeToString(go.publicKey());
+            na.apply(List.of(LeaseEvent.added(new Lease(null, org.jflannel.core.Ip6Net.parse("fd00:10:244:2::/64"),
+                    new LeaseAttrs(null, (java.net.Inet6Address) java.net.InetAddress.getByName("2001:db8::2"), "wireguard", null,
+                            "{\"PublicKey\":\"" + k + "\"}"), null))));
+            var v6 = na.device("flannel-wg-v6");
+
+            assertThat(a.exec("ping", "-c", "2", "-W", "5", "-I", POD6_A, POD6_B)).contains("2 received");
+            assertThat(v6.counters().handshakesInitiated.sum()).isPositive();
+            assertThat(go.latestHandshake()).as("wireguard-go saw a handshake over IPv6").isPositive();
+            assertThat(b.exec("ping", "-c", "2", "-W", "5", "-I", POD6_B, POD6_A)).contains("2 received");
+            assertThat(b.exec("wg", "show", go.dev, "endpoints")).contains("[2001:db8::1]:51821");
+
+            WgNode.tcpTransferCrc(a, b, POD6_B, 8 << 20);
+            WgNode.tcpTransferCrc(b, a, POD6_A, 8 << 20);
+            assertThat(v6.counters().droppedBadAuth.sum() + v6.counters().droppedBadSource.sum()).isZero();
+            assertThat(v6.counters().rxPackets.sum()).isGreaterThan(5000);
+        }
+    }
 
     /** Debian's wireguard-go in the foreground in a node's namespace, our child: ended by its own handle. */
     static final class WireguardGo implements AutoCloseable {
@@ -171,6 +209,23 @@ class WireguardGoInteropIT {
                 peer.addAll(List.of("preshared-key", pskFile.toString()));
             }
             node.exec(peer.toArray(String[]::new));
+        }
+
+        /** Upstream's flannel-wg-v6 (separate mode): ListenPortV6, the lease's IPv6 address /128, the IPv6Network's route. */
+        void configureAsUpstreamV6(String ownAddress, byte[] peerKey, String peerEndpoint, String peerAllowed, byte[] psk)
+                throws Exception {
+            String priv = WgNode.run(List.of("wg", "genkey")).strip();
+            Path keyFile = dir.resolve("key");
+            Files.writeString(keyFile, priv);
+            publicKey = Base64.getDecoder().decode(WgNode.run(List.of("sh", "-c", "wg pubkey < " + keyFile)).strip());
+            node.exec("wg", "set", dev, "private-key", keyFile.toString(), "listen-port", "51821");
+            node.ip("-6", "addr", "add", ownAddress + "/128", "dev", dev, "nodad");
+            node.ip("link", "set", dev, "mtu", "1420", "up");
+            node.ip("-6", "route", "add", "fd00:10:244::/56", "dev", dev);
+            Path pskFile = dir.resolve("psk");
+            Files.writeString(pskFile, Base64.getEncoder().encodeToString(psk));
+            node.exec("wg", "set", dev, "peer", Base64.getEncoder().encodeToString(peerKey), "endpoint", peerEndpoint,
+                    "allowed-ips", peerAllowed, "persistent-keepalive", "0", "preshared-key", pskFile.toString());
         }
 
         byte[] publicKey() {

@@ -33,9 +33,17 @@ class WireguardNetworkTest {
                 public void deliver(byte[] p, int off, int len) {
                 }
             });
-    private final WireguardNetwork network = new WireguardNetwork(
-            new Lease(Ip4Net.parse("10.244.1.0/24"), null, new LeaseAttrs(null, null, "wireguard", null, null), null), 1420,
-            new BackendConfig.Wireguard(51820, 51821, 0, psk, 25, BackendConfig.WireguardMode.SEPARATE), device, null);
+    private final WireguardNetwork network = single(
+            new Lease(Ip4Net.parse("10.244.1.0/24"), null, new LeaseAttrs(null, null, "wireguard", null, null), null),
+            new BackendConfig.Wireguard(51820, 51821, 0, psk, 25, BackendConfig.WireguardMode.SEPARATE), device);
+
+    /** An IPv4 network of one device, flannel-wg, without packet threads. */
+    static WireguardNetwork single(Lease own, BackendConfig.Wireguard cfg, Device device) {
+        WgLayout layout = new WgLayout(cfg.mode(), List.of(new WgLayout.Spec(WireguardBackend.DEVICE, cfg.listenPort(),
+                Ip4Net.toInet(Ip4Net.parseAddress("192.0.2.1")), true, false)));
+        return new WireguardNetwork(own, 1420, new WireguardPeers(java.util.Map.of(WireguardBackend.DEVICE, device), layout, cfg, null, null),
+                List.of(new WireguardNetwork.Plane(WireguardBackend.DEVICE, device, null)));
+    }
 
     private static Lease lease(String subnet, String ip, String type, String data) {
         return new Lease(Ip4Net.parse(subnet), null, new LeaseAttrs(Ip4Net.toInet(Ip4Net.parseAddress(ip)), null, type, data, null), null);

@@ -115,14 +115,19 @@ final class Backends {
         }
     }
 
-    /** The userspace WireGuard's drops by reason, as errors {@code wireguard_<reason>} (as deltas). */
+    /** The userspace WireGuard's drops by reason over its devices, as errors {@code wireguard_<reason>} (as deltas). */
     private static void bridgeWireguard(WireguardNetwork network, Metrics metrics) {
         long[] last = new long[6];
         metrics.addScrapeHook(() -> {
             synchronized (last) {
-                var c = network.counters();
-                long[] now = {c.droppedBadMac.sum(), c.droppedBadHandshake.sum(), c.droppedBadAuth.sum(), c.droppedReplay.sum(),
-                    c.droppedBadSource.sum(), c.droppedUnknownIndex.sum()};
+                long[] now = new long[6];
+                for (var c : network.allCounters()) { // flannel-wg and, in separate mode, flannel-wg-v6
+                    long[] one = {c.droppedBadMac.sum(), c.droppedBadHandshake.sum(), c.droppedBadAuth.sum(), c.droppedReplay.sum(),
+                        c.droppedBadSource.sum(), c.droppedUnknownIndex.sum()};
+                    for (int i = 0; i < now.length; i++) {
+                        now[i] += one[i];
+                    }
+                }
                 String[] names = {"bad_mac", "bad_handshake", "bad_auth", "replay", "bad_source", "unknown_index"};
                 for (int i = 0; i < now.length; i++) {
                     metrics.addErrors("wireguard_" + names[i], now[i] - last[i]);

@@ -14,6 +14,9 @@ import java.nio.ByteBuffer;
 public final class LibC {
     public static final int AF_UNIX = 1;
     public static final int AF_INET = 2;
+    public static final int AF_INET6 = 10;
+    public static final int IPPROTO_IPV6 = 41;
+    public static final int IPV6_V6ONLY = 26;
     public static final int IPPROTO_IP = 0;
     public static final int IPPROTO_ICMP = 1;
     public static final int IP_MTU_DISCOVER = 10;

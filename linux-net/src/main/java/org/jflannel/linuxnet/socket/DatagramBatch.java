@@ -16,13 +16,16 @@ public final class DatagramBatch {
     private static final int MSGHDR_CONTROLLEN = 40;
     private static final int MSGHDR_FLAGS = 48;
     private static final int MMSG_LEN = 56;
-    private static final int SOCKADDR = 16;
+    /** Room for a sockaddr_in6 (28 bytes), rounded to 8; a sockaddr_in takes the first 16. */
+    private static final int SOCKADDR = 32;
+    private static final int SOCKADDR_IN6 = 28;
+    private static final long MAPPED = 0xffffL << 32;
     static final int CONTROL = 64;
 
     private final int slots;
     private final int slotSize;
     private final ByteBuffer data;
-    /** mmsghdr[slots] | iovec[slots] | sockaddr_in[slots] | control[slots]. */
+    /** mmsghdr[slots] | iovec[slots] | sockaddr[slots] | control[slots]. */
     private final ByteBuffer meta;
     private final long metaAddress;
     private final int[] segmentSizes;
@@ -80,13 +83,34 @@ public final class DatagramBatch {
         return (meta.getInt(i * MMSGHDR + MSGHDR_FLAGS) & LibC.MSG_TRUNC) != 0;
     }
 
-    /** The sender's IPv4 address as a 32-bit int (network order read as big-endian). */
+    /**
+     * The sender's IPv4 address as a 32-bit int (network order read as big-endian); on an IPv6
+     * socket the low 32 bits of its address (the IPv4 one when it is {@code ::ffff:a.b.c.d}).
+     */
     public int senderAddress(int i) {
-        return Integer.reverseBytes(meta.getInt(sockaddrAt(i) + 4));
+        return isIpv6Name(i) ? (int) senderLow(i) : Integer.reverseBytes(meta.getInt(sockaddrAt(i) + 4));
+    }
+
+    /**
+     * The high 64 bits of the sender's address as IPv6 (0 for an IPv4 sender: with {@link
+     * #senderLow} it is {@code ::ffff:a.b.c.d}, as an IPv6 socket reports IPv4 peers).
+     */
+    public long senderHigh(int i) {
+        return isIpv6Name(i) ? Long.reverseBytes(meta.getLong(sockaddrAt(i) + 8)) : 0L;
+    }
+
+    /** The low 64 bits of the sender's address as IPv6 (an IPv4 sender mapped, as in {@link #senderHigh}). */
+    public long senderLow(int i) {
+        return isIpv6Name(i) ? Long.reverseBytes(meta.getLong(sockaddrAt(i) + 16))
+                : MAPPED | (Integer.reverseBytes(meta.getInt(sockaddrAt(i) + 4)) & 0xffffffffL);
+    }
+
+    private boolean isIpv6Name(int i) {
+        return meta.getShort(sockaddrAt(i)) == LibC.AF_INET6;
     }
 
     public int senderPort(int i) {
-        return Short.reverseBytes(meta.getShort(sockaddrAt(i) + 2)) & 0xffff;
+        return Short.reverseBytes(meta.getShort(sockaddrAt(i) + 2)) & 0xffff; // same place in sockaddr_in and _in6
     }
 
     /**
@@ -105,7 +129,7 @@ public final class DatagramBatch {
     void reset(int n) {
         for (int i = 0; i < n; i++) {
             int h = i * MMSGHDR;
-            meta.putInt(h + MSGHDR_NAMELEN, SOCKADDR);
+            meta.putInt(h + MSGHDR_NAMELEN, SOCKADDR_IN6);
             meta.putLong(h + MSGHDR_CONTROLLEN, CONTROL);
             meta.putInt(h + MSGHDR_FLAGS, 0);
         }

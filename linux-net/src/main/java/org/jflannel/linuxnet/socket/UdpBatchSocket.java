@@ -2,6 +2,8 @@ package org.jflannel.linuxnet.socket;
 
 import com.sun.jna.LastErrorException;
 import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.jflannel.linuxnet.NetlinkException;
@@ -10,7 +12,8 @@ import org.jflannel.linuxnet.internal.Fd;
 import org.jflannel.linuxnet.internal.LibC;
 
 /**
- * A UDP/IPv4 socket for a packet path, with the kernel's batching offloads: {@code recvmmsg} into a
+ * A UDP socket (IPv4, or IPv6: bound to a v6 address it is IPv6 only, bound to {@code ::} it takes
+ * both families, IPv4 peers as {@code ::ffff:a.b.c.d}) for a packet path, with the kernel's batching offloads: {@code recvmmsg} into a
  * {@link DatagramBatch} (with UDP GRO a slot holds a whole train of one sender's datagrams and its
  * segment size), {@code sendmsg} from an {@link IoVec} (with UDP GSO, {@code UDP_SEGMENT}, one call
  * sends many equal-sized datagrams). It belongs to the network namespace of the thread that binds
@@ -19,16 +22,22 @@ import org.jflannel.linuxnet.internal.LibC;
  */
 public final class UdpBatchSocket implements AutoCloseable {
     private static final int MSGHDR = 56;
-    private static final int SOCKADDR = 16;
+    /** Room for a sockaddr_in6 (28 bytes; a sockaddr_in takes the first 16), rounded to 8. */
+    private static final int SOCKADDR = 32;
+    private static final int SOCKADDR_IN = 16;
+    private static final int SOCKADDR_IN6 = 28;
+    /** The high 64 bits of an IPv4-mapped address {@code ::ffff:0:0/96} hold 0; the low ones start 0x0000ffff. */
+    private static final long MAPPED = 0xffffL << 32;
     /** CMSG_SPACE(sizeof(uint16_t)); the kernel wants cmsg_len exactly CMSG_LEN(2) = 18. */
     private static final int GSO_CONTROL = 24;
 
     private final Fd fd;
     private final String what;
-    /** msghdr | sockaddr_in | control, for sends. */
+    private final boolean ipv6;
+    /** msghdr | sockaddr | control, for sends. */
     private final ByteBuffer send = ByteBuffer.allocateDirect(MSGHDR + SOCKADDR + GSO_CONTROL).order(ByteOrder.nativeOrder());
     private final long sendAddress = LibC.address(send);
-    /** struct mmsghdr[MAX_MESSAGES] | sockaddr_in | control per message, for {@link #sendMany}. */
+    /** struct mmsghdr[MAX_MESSAGES] | sockaddr | control per message, for {@link #sendMany}. */
     private final ByteBuffer many = ByteBuffer.allocateDirect(MAX_MESSAGES * (MMSGHDR + GSO_CONTROL) + SOCKADDR)
             .order(ByteOrder.nativeOrder());
     private final long manyAddress = LibC.address(many);
@@ -47,17 +56,20 @@ public final class UdpBatchSocket implements AutoCloseable {
         }
     }
 
-    private UdpBatchSocket(Fd fd, String what) {
+    private UdpBatchSocket(Fd fd, String what, boolean ipv6) {
         this.fd = fd;
         this.what = what;
+        this.ipv6 = ipv6;
+        int family = ipv6 ? LibC.AF_INET6 : LibC.AF_INET;
+        int nameLength = ipv6 ? SOCKADDR_IN6 : SOCKADDR_IN;
         send.putLong(0, sendAddress + MSGHDR);        // msg_name
-        send.putInt(8, SOCKADDR);                     // msg_namelen
-        send.putShort(MSGHDR, (short) LibC.AF_INET);  // sin_family
-        many.putShort(MANY_NAME, (short) LibC.AF_INET);
+        send.putInt(8, nameLength);                   // msg_namelen
+        send.putShort(MSGHDR, (short) family);        // sin_family / sin6_family
+        many.putShort(MANY_NAME, (short) family);
         for (int i = 0; i < MAX_MESSAGES; i++) {
             int m = i * MMSGHDR;
             many.putLong(m, manyAddress + MANY_NAME);  // msg_name: one address for all
-            many.putInt(m + 8, SOCKADDR);
+            many.putInt(m + 8, nameLength);
             int c = MANY_CONTROL + i * GSO_CONTROL;
             many.putLong(c, 18);                       // cmsg_len = CMSG_LEN(2)
             many.putInt(c + 8, LibC.SOL_UDP);
@@ -66,19 +78,27 @@ public final class UdpBatchSocket implements AutoCloseable {
     }
 
     /**
-     * Binds {@code address:port}. Receives and sends block at most {@code timeoutMillis} (then
+     * Binds {@code address:port}: an {@link Inet4Address} makes an AF_INET socket, an
+     * {@link Inet6Address} an AF_INET6 one, IPv6 only unless the address is {@code ::} (then IPv4
+     * peers too, as mapped addresses). Receives and sends block at most {@code timeoutMillis} (then
      * report nothing received / EAGAIN), so a reader notices a stop request.
      */
-    public static UdpBatchSocket bind(Inet4Address address, int port, Options options) throws NetlinkException {
-        String what = "udp " + address.getHostAddress() + ":" + port;
+    public static UdpBatchSocket bind(InetAddress address, int port, Options options) throws NetlinkException {
+        boolean v6 = address instanceof Inet6Address;
+        String host = new org.jflannel.linuxnet.netlink.IpPrefix(address, v6 ? 128 : 32).toString().replaceFirst("/\\d+$", "");
+        String what = "udp " + (v6 ? "[" + host + "]" : host) + ":" + port; // IPv6 compressed: [::]:51820
         Fd fd;
         try {
-            fd = new Fd(LibC.socket(LibC.AF_INET, LibC.SOCK_DGRAM | LibC.SOCK_CLOEXEC, 0), what);
+            fd = new Fd(LibC.socket(v6 ? LibC.AF_INET6 : LibC.AF_INET, LibC.SOCK_DGRAM | LibC.SOCK_CLOEXEC, 0), what);
         } catch (LastErrorException e) {
             throw new NetlinkException("socket", what, e.getErrorCode(), "");
         }
-        UdpBatchSocket s = new UdpBatchSocket(fd, what);
+        UdpBatchSocket s = new UdpBatchSocket(fd, what, v6);
         try {
+            if (v6) {
+                // explicit either way: net.ipv6.bindv6only must not decide which peers we hear
+                s.setInt(LibC.IPPROTO_IPV6, LibC.IPV6_V6ONLY, address.isAnyLocalAddress() ? 0 : 1, "IPV6_V6ONLY");
+            }
             if (options.reusePort()) {
                 s.setInt(LibC.SOL_SOCKET, LibC.SO_REUSEPORT, 1, "SO_REUSEPORT");
             }
@@ -93,11 +113,20 @@ public final class UdpBatchSocket implements AutoCloseable {
                 s.setTimeout(LibC.SO_SNDTIMEO, options.timeoutMillis());
             }
             byte[] sa = new byte[SOCKADDR];
-            sa[0] = (byte) LibC.AF_INET;
+            sa[0] = (byte) (v6 ? LibC.AF_INET6 : LibC.AF_INET); // little-endian sa_family
             sa[2] = (byte) (port >>> 8);
             sa[3] = (byte) port;
-            System.arraycopy(address.getAddress(), 0, sa, 4, 4);
-            LibC.bind(fd.get(), sa, SOCKADDR);
+            if (v6) {
+                System.arraycopy(address.getAddress(), 0, sa, 8, 16); // after sin6_flowinfo
+                int scope = ((Inet6Address) address).getScopeId();
+                sa[24] = (byte) scope;
+                sa[25] = (byte) (scope >>> 8);
+                sa[26] = (byte) (scope >>> 16);
+                sa[27] = (byte) (scope >>> 24);
+            } else {
+                System.arraycopy(address.getAddress(), 0, sa, 4, 4);
+            }
+            LibC.bind(fd.get(), sa, v6 ? SOCKADDR_IN6 : SOCKADDR_IN);
         } catch (LastErrorException e) {
             fd.close();
             throw new NetlinkException("bind", what, e.getErrorCode(), "");
@@ -138,16 +167,27 @@ public final class UdpBatchSocket implements AutoCloseable {
         return n;
     }
 
+    /** True for an AF_INET6 socket. */
+    public boolean ipv6() {
+        return ipv6;
+    }
+
+    /** {@link #send(IoVec, int, int, int, long, long, int)} to an IPv4 address as a 32-bit int. */
+    public boolean send(IoVec iov, int from, int count, int segmentSize, int address, int port) throws NetlinkException {
+        return send(iov, from, count, segmentSize, 0L, MAPPED | (address & 0xffffffffL), port);
+    }
+
     /**
-     * sendmsg of pieces {@code [from, from + count)} of {@code iov} to {@code address:port} (address
-     * as a 32-bit int); with {@code segmentSize > 0} as UDP GSO (the kernel cuts the payload into
+     * sendmsg of pieces {@code [from, from + count)} of {@code iov} to {@code address:port}, the
+     * address as two 64-bit halves of an IPv6 address (an IPv4 address as {@code ::ffff:a.b.c.d},
+     * which an AF_INET socket sends to as IPv4; any other IPv6 address on an AF_INET socket fails
+     * with EAFNOSUPPORT); with {@code segmentSize > 0} as UDP GSO (the kernel cuts the payload into
      * datagrams of that size, the last may be shorter). Returns false on EAGAIN (send buffer full
      * for the socket's timeout) or ENOBUFS; other errors throw.
      */
-    public synchronized boolean send(IoVec iov, int from, int count, int segmentSize, int address, int port)
-            throws NetlinkException {
-        send.putShort(MSGHDR + 2, Short.reverseBytes((short) port));
-        send.putInt(MSGHDR + 4, Integer.reverseBytes(address));
+    public synchronized boolean send(IoVec iov, int from, int count, int segmentSize, long addressHigh, long addressLow,
+            int port) throws NetlinkException {
+        putName(send, MSGHDR, addressHigh, addressLow, port, "sendmsg");
         send.putLong(16, iov.address(from));  // msg_iov
         send.putLong(24, count);              // msg_iovlen
         if (segmentSize > 0) {
@@ -190,14 +230,19 @@ public final class UdpBatchSocket implements AutoCloseable {
      * first message throw; a later message's error ends the call early (the caller sends the rest
      * again, and then sees it).
      */
-    public synchronized int sendMany(IoVec iov, int[] from, int[] count, int[] segmentSize, int first, int n,
+    public int sendMany(IoVec iov, int[] from, int[] count, int[] segmentSize, int first, int n,
             int address, int port) throws NetlinkException {
+        return sendMany(iov, from, count, segmentSize, first, n, 0L, MAPPED | (address & 0xffffffffL), port);
+    }
+
+    /** {@link #sendMany(IoVec, int[], int[], int[], int, int, int, int)} to an address as in {@link #send(IoVec, int, int, int, long, long, int)}. */
+    public synchronized int sendMany(IoVec iov, int[] from, int[] count, int[] segmentSize, int first, int n,
+            long addressHigh, long addressLow, int port) throws NetlinkException {
         int k = Math.min(MAX_MESSAGES, n - first);
         if (k <= 0) {
             throw new IllegalArgumentException("sendMany: no messages in [" + first + ", " + n + ")");
         }
-        many.putShort(MANY_NAME + 2, Short.reverseBytes((short) port));
-        many.putInt(MANY_NAME + 4, Integer.reverseBytes(address));
+        putName(many, MANY_NAME, addressHigh, addressLow, port, "sendmmsg");
         for (int j = 0; j < k; j++) {
             int i = first + j;
             int m = j * MMSGHDR;
@@ -228,6 +273,22 @@ public final class UdpBatchSocket implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /** The destination into the sockaddr at {@code at} (its family already set): sockaddr_in or sockaddr_in6. */
+    private void putName(ByteBuffer b, int at, long high, long low, int port, String op) throws NetlinkException {
+        b.putShort(at + 2, Short.reverseBytes((short) port));
+        if (!ipv6) {
+            if (high != 0 || (low & 0xffffffff00000000L) != MAPPED) {
+                throw new NetlinkException(op, what + " to an IPv6 address", 97, ""); // EAFNOSUPPORT
+            }
+            b.putInt(at + 4, Integer.reverseBytes((int) low));
+            return;
+        }
+        b.putInt(at + 4, 0);                         // sin6_flowinfo
+        b.putLong(at + 8, Long.reverseBytes(high));  // sin6_addr, network order
+        b.putLong(at + 16, Long.reverseBytes(low));
+        b.putInt(at + 24, 0);                        // sin6_scope_id
     }
 
     /** The local port (after binding port 0). */

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 /**
  * UDP GSO out and UDP GRO in, on loopback in a throwaway namespace: one {@code sendmsg} of ten
  * segments gathered from two buffers arrives at a GRO socket as one train with its segment size,
- * and at a plain socket as ten datagrams; an idle receive returns 0 after the timeout.
+ * and at a plain socket as ten datagrams; an idle receive returns 0 after the timeout. The same over
+ * IPv6, and a dual-stack ({@code ::}) socket hearing and answering an IPv4 peer as {@code ::ffff:…}.
  */
 @Tag("netns")
 class UdpBatchSocketIT {
@@ -94,6 +95,64 @@ class UdpBatchSocketIT {
                     assertThat(lengths).containsExactly(1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 500,
                             700, 3000, 3000, 3000, 500, 700);
                     assertThat(plain.receive(slots)).as("nothing more").isZero();
+                }
+                return null;
+            });
+        }
+    }
+
+    @Test
+    void anIpv6SocketSendsGsoTrainsToIpv6AndADualStackOneTalksToIpv4PeersAsMapped() throws Exception {
+        try (TestNs t = TestNs.create("udp6")) {
+            t.exec("ip", "link", "set", "lo", "up");
+            t.ns.call(() -> {
+                InetAddress lo6 = InetAddress.getByName("::1");
+                InetAddress any6 = InetAddress.getByName("::");
+                Inet4Address lo4 = (Inet4Address) InetAddress.getByName("127.0.0.1");
+                try (UdpBatchSocket gro = UdpBatchSocket.bind(lo6, 0, OPTS);
+                     UdpBatchSocket tx = UdpBatchSocket.bind(lo6, 0, OPTS);
+                     UdpBatchSocket dual = UdpBatchSocket.bind(any6, 0, OPTS);
+                     UdpBatchSocket v4 = UdpBatchSocket.bind(lo4, 0, OPTS)) {
+                    assertThat(tx.ipv6()).isTrue();
+                    assertThat(v4.ipv6()).isFalse();
+                    assertThat(gro.enableGro()).as("UDP_GRO on AF_INET6").isTrue();
+                    assertThat(tx.gsoSupported()).as("UDP_SEGMENT on AF_INET6").isTrue();
+                    IoVec iov = payload();
+
+                    // ::1 is high 0, low 1
+                    assertThat(tx.send(iov, 0, iov.count(), SEG, 0L, 1L, gro.localPort())).isTrue();
+                    DatagramBatch batch = new DatagramBatch(4, 65536);
+                    assertThat(gro.receive(batch)).isEqualTo(1);
+                    assertThat(batch.length(0)).isEqualTo(9 * SEG + 500);
+                    assertThat(batch.segmentSize(0)).isEqualTo(SEG);
+                    assertThat(batch.senderHigh(0)).isZero();
+                    assertThat(batch.senderLow(0)).as("sender ::1").isEqualTo(1L);
+                    assertThat(batch.senderPort(0)).isEqualTo(tx.localPort());
+                    for (int i = 0; i < batch.length(0); i++) {
+                        assertThat(batch.data().get(i)).as("byte %d", i).isEqualTo((byte) (i / SEG * 7 + i));
+                    }
+
+                    // an IPv4 peer of the dual-stack socket: heard as ::ffff:127.0.0.1, answered by its int address
+                    long mapped = 0xffffL << 32 | 0x7f000001L;
+                    assertThat(v4.sendMany(iov, new int[] {0}, new int[] {2}, new int[] {SEG}, 0, 1, 0x7f000001,
+                            dual.localPort())).isEqualTo(1);
+                    DatagramBatch slots = new DatagramBatch(16, 2048);
+                    int n = dual.receive(slots);
+                    assertThat(n).isPositive();
+                    assertThat(slots.senderHigh(0)).isZero();
+                    assertThat(slots.senderLow(0)).isEqualTo(mapped);
+                    assertThat(slots.senderAddress(0)).isEqualTo(0x7f000001);
+                    assertThat(slots.senderPort(0)).isEqualTo(v4.localPort());
+                    assertThat(dual.send(iov, 0, 1, 0, 0L, mapped, v4.localPort())).isTrue();
+                    DatagramBatch big = new DatagramBatch(2, 8192);
+                    assertThat(v4.receive(big)).isEqualTo(1);
+                    assertThat(big.length(0)).isEqualTo(4321);
+                    assertThat(big.senderLow(0)).as("an IPv4 sender reads as mapped").isEqualTo(mapped);
+
+                    // an IPv6 destination on an IPv4 socket: refused before the kernel, naming the socket
+                    org.assertj.core.api.Assertions.assertThatThrownBy(() -> v4.send(iov, 0, 1, 0, 0L, 1L, 9))
+                            .isInstanceOf(org.jflannel.linuxnet.NetlinkException.class)
+                            .hasMessageContaining("EAFNOSUPPORT");
                 }
                 return null;
             });

@@ -108,9 +108,14 @@ public final class Device {
         peers.remove(peerPublic);
     }
 
-    /** The peer whose allowed IPs hold {@code ip}, longest prefix first. */
+    /** The peer whose IPv4 allowed IPs hold {@code ip}, longest prefix first. */
     public Peer route(int ip) {
         return peers.route(ip);
+    }
+
+    /** The peer whose IPv6 allowed IPs hold {@code high:low}, longest prefix first. */
+    public Peer route6(long high, long low) {
+        return peers.route6(high, low);
     }
 
     // ---------------------------------------------------------------- sending
@@ -124,7 +129,7 @@ public final class Device {
         transport.send(p, packet, off, len);
     }
 
-    /** The peer a TUN packet goes to (IPv4 destination), or null (counted). */
+    /** The peer a TUN packet goes to (IPv4 or IPv6 destination), or null (counted). */
     public Peer peerForPacket(byte[] packet, int off, int len) {
         return peers.peerForPacket(packet, off, len);
     }

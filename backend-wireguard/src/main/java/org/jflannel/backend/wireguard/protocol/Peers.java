@@ -12,7 +12,7 @@ import org.jflannel.backend.wireguard.crypto.X25519;
 
 /**
  * The device's peers by public key, and cryptokey routing (whitepaper §2): the allowed IPs of every
- * peer as one array, longest prefix first, rebuilt on each change and read without a lock by the
+ * peer as one array per address family, longest prefix first, rebuilt on each change and read without a lock by the
  * packet threads.
  */
 final class Peers {
@@ -25,6 +25,7 @@ final class Peers {
     private final Sessions sessions;
     private final Map<String, Peer> peers = new ConcurrentHashMap<>();
     private volatile Route[] routes = new Route[0];
+    private volatile Route[] routes6 = new Route[0];
 
     Peers(byte[] privateKey, Timings timings, Counters counters, Sessions sessions) {
         this.privateKey = privateKey;
@@ -83,17 +84,21 @@ final class Peers {
     }
 
     private void rebuildRoutes() {
-        List<Route> r = new ArrayList<>();
+        List<Route> v4 = new ArrayList<>();
+        List<Route> v6 = new ArrayList<>();
         for (Peer p : peers.values()) {
             for (AllowedIp a : p.allowedIps) {
-                r.add(new Route(a, p));
+                (a.ipv6() ? v6 : v4).add(new Route(a, p));
             }
         }
-        r.sort(Comparator.comparingInt((Route x) -> x.prefix.prefixLength()).reversed());
-        routes = r.toArray(new Route[0]);
+        Comparator<Route> longestFirst = Comparator.comparingInt((Route x) -> x.prefix.prefixLength()).reversed();
+        v4.sort(longestFirst);
+        v6.sort(longestFirst);
+        routes = v4.toArray(new Route[0]);
+        routes6 = v6.toArray(new Route[0]);
     }
 
-    /** The peer whose allowed IPs hold {@code ip}, longest prefix first. */
+    /** The peer whose IPv4 allowed IPs hold {@code ip}, longest prefix first. */
     Peer route(int ip) {
         for (Route r : routes) {
             if (r.prefix.contains(ip)) {
@@ -103,14 +108,42 @@ final class Peers {
         return null;
     }
 
-    /** The peer a TUN packet goes to (IPv4 destination), or null (counted). */
-    Peer peerForPacket(byte[] packet, int off, int len) {
-        if (len < 20 || (packet[off] & 0xf0) != 0x40) {
-            counters.droppedNoPeer.increment();
-            return null;
+    /** The peer whose IPv6 allowed IPs hold {@code high:low}, longest prefix first. */
+    Peer route6(long high, long low) {
+        for (Route r : routes6) {
+            if (r.prefix.contains(high, low)) {
+                return r.peer;
+            }
         }
-        int dst = (packet[off + 16] & 0xff) << 24 | (packet[off + 17] & 0xff) << 16 | (packet[off + 18] & 0xff) << 8 | (packet[off + 19] & 0xff);
-        Peer p = route(dst);
+        return null;
+    }
+
+    /** The peer an IP packet's address at {@code at} (4 bytes for version 4, 16 for 6) routes to, or null. */
+    Peer routeAddress(byte[] packet, int at, boolean ipv6) {
+        if (!ipv6) {
+            return route((packet[at] & 0xff) << 24 | (packet[at + 1] & 0xff) << 16 | (packet[at + 2] & 0xff) << 8
+                    | (packet[at + 3] & 0xff));
+        }
+        return route6(longAt(packet, at), longAt(packet, at + 8));
+    }
+
+    static long longAt(byte[] b, int at) {
+        long v = 0;
+        for (int i = 0; i < 8; i++) {
+            v = v << 8 | (b[at + i] & 0xff);
+        }
+        return v;
+    }
+
+    /** The peer a TUN packet goes to (IPv4 or IPv6 destination), or null (counted). */
+    Peer peerForPacket(byte[] packet, int off, int len) {
+        int version = len > 0 ? (packet[off] & 0xf0) : 0;
+        Peer p = null;
+        if (version == 0x40 && len >= 20) {
+            p = routeAddress(packet, off + 16, false);
+        } else if (version == 0x60 && len >= 40) {
+            p = routeAddress(packet, off + 24, true);
+        }
         if (p == null) {
             counters.droppedNoPeer.increment();
         }

@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * malformed ones counted), and transport data (whitepaper §5.4.6) in two halves so a data plane can open
  * a batch on several threads: {@link #open} on any thread (the session by receiver index, the AEAD), then
  * {@link #finishData} on one thread in arrival order (replay window, the responder's session confirmed,
- * roaming, timers, delivery of IPv4 from the peer's allowed IPs).
+ * roaming, timers, delivery of IPv4 and IPv6 from the peer's allowed IPs).
  */
 final class Receiver {
     /** The device's log lines stay under its name. */
@@ -173,15 +173,15 @@ final class Receiver {
         }
     }
 
-    /** An authenticated plaintext of {@code n} bytes from {@code p}: to the TUN when it is IPv4 from p's allowed IPs. */
+    /** An authenticated plaintext of {@code n} bytes from {@code p}: to the TUN when it is IPv4 or IPv6 from p's allowed IPs. */
     private void deliverInner(Peer p, byte[] plain, int at, int n) {
         int inner = innerLength(plain, at, n);
         if (inner < 0) {
             counters.droppedMalformed.increment();
             return;
         }
-        int src = (plain[at + 12] & 0xff) << 24 | (plain[at + 13] & 0xff) << 16 | (plain[at + 14] & 0xff) << 8 | (plain[at + 15] & 0xff);
-        if (peers.route(src) != p) {
+        boolean v6 = (plain[at] & 0xf0) == 0x60;
+        if (peers.routeAddress(plain, at + (v6 ? 8 : 12), v6) != p) {
             counters.droppedBadSource.increment();
             return;
         }
@@ -190,12 +190,20 @@ final class Receiver {
         wire.deliver(plain, at, inner);
     }
 
-    /** The IPv4 packet's own length within the padded plaintext; -1 when not IPv4 or inconsistent. */
-    private static int innerLength(byte[] plain, int at, int n) {
-        if (n < 20 || (plain[at] & 0xf0) != 0x40) {
-            return -1;
+    /**
+     * The IP packet's own length within the padded plaintext (IPv4: total length; IPv6: 40 + payload
+     * length); -1 when neither or inconsistent.
+     */
+    static int innerLength(byte[] plain, int at, int n) {
+        int version = n > 0 ? plain[at] & 0xf0 : 0;
+        if (version == 0x40 && n >= 20) {
+            int total = (plain[at + 2] & 0xff) << 8 | (plain[at + 3] & 0xff);
+            return total < 20 || total > n ? -1 : total;
         }
-        int total = (plain[at + 2] & 0xff) << 8 | (plain[at + 3] & 0xff);
-        return total < 20 || total > n ? -1 : total;
+        if (version == 0x60 && n >= 40) {
+            int total = 40 + ((plain[at + 4] & 0xff) << 8 | (plain[at + 5] & 0xff)); // a jumbogram (0) never fits an MTU
+            return total > n ? -1 : total;
+        }
+        return -1;
     }
 }
