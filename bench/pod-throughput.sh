@@ -31,6 +31,10 @@
 #   WG_AB_FLANNELD=/path/bin/flanneld                wireguard, with WG_AB=1: the second pair (variant flannel-b) runs that
 #                                                     launcher (another build: before/after in one run; its own flanneld/target),
 #                                                     with WG_AB_ENV too when given
+#   UDP_AB_ENV="VAR=value ..."                      udp: the second pair (variant flannel-b) gets these variables instead of
+#                                                     JFLANNEL_UDP_KERNEL=0, e.g. a switch's A/B against (a) in one run
+#   UDP_AB_FLANNELD=/path/bin/flanneld               udp: the second pair (flannel-b) runs that launcher (another build:
+#                                                     before/after in one run), with UDP_AB_ENV too when given
 #   WARMUP=SECONDS                                   an untimed iperf3 run through each flannel pair first (the daemons' JIT warm, as
 #                                                     in a long-running node; default 0)
 #   IPERF_AFFINITY=0,1                               iperf3 -A: client on CPU 0, server on CPU 1 (steadier, both variants)
@@ -205,6 +209,10 @@ WG_AB=${WG_AB:-0}
 [ "$UDP_AB" = 0 ] || [ "$BACKEND" = udp ] || { echo "UDP_AB=1 needs BACKEND=udp" >&2; exit 1; }
 [ "$WG_AB" = 0 ] || [ "$BACKEND" = wireguard ] || { echo "WG_AB=1 needs BACKEND=wireguard" >&2; exit 1; }
 AB_NAME=flannel-threads; AB_ENV=JFLANNEL_UDP_KERNEL=0
+if [ "$BACKEND" = udp ] && [ -n "${UDP_AB_ENV:-}${UDP_AB_FLANNELD:-}" ]; then # udp: any other variant as (a2)
+    UDP_AB=1; AB_NAME=flannel-b; AB_ENV=${UDP_AB_ENV:-UDP_AB=1}
+    echo "# variant $AB_NAME: ${UDP_AB_FLANNELD:-$ROOT/bin/flanneld} with $AB_ENV"
+fi
 if [ "$WG_AB" = 1 ]; then # wireguard: the second pair without the batching (one packet per system call)
     UDP_AB=1; AB_NAME=flannel-nooffload; AB_ENV=JFLANNEL_WG_OFFLOAD=0
     [ -z "${WG_AB_ENV:-}" ] || { AB_NAME=flannel-b; AB_ENV=$WG_AB_ENV; }
@@ -213,7 +221,8 @@ if [ "$WG_AB" = 1 ]; then # wireguard: the second pair without the batching (one
 fi
 if [ "$UDP_AB" = 1 ]; then
     J=${P}j; K=${P}k; PJ=${P}pj; PK=${P}pk
-    PAIR_FLANNELD=${WG_AB_FLANNELD:-} flannel_pair "$J" "$K" "$D/threads" 1 "$AB_ENV"
+    # shellcheck disable=SC2086 # AB_ENV: one or more VAR=value words
+    PAIR_FLANNELD=${WG_AB_FLANNELD:-${UDP_AB_FLANNELD:-}} flannel_pair "$J" "$K" "$D/threads" 1 $AB_ENV
     PIDS_T=$PAIR_PIDS
     mkns "$PJ"; mkns "$PK"
     IPJ=$(cni_add "$J" "$PJ" "$D/threads/$J" "")
