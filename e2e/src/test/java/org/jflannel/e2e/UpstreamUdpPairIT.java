@@ -32,6 +32,9 @@ class UpstreamUdpPairIT extends UpstreamUdpPairTests {
      */
     @Override
     void checkOurPath(ClusterNode n, boolean peerIsOurs) throws Exception {
+        if (System.getenv("JFLANNEL_UDP_KERNEL") != null) {
+            return; // the test's own environment switched the path (see UpstreamUdpPairTests): not as shipped
+        }
         assertThat(n.logSinceStart()).as("%s log", n.name()).contains("udp kernel datapath attached").contains("mode=ENCAP");
         assertThat(n.metric("flanneld_udp_kernel_packets_total{direction=\"from_peers\"}")).as("%s kernel decap", n.name())
                 .isLessThanOrEqualTo(0);
