@@ -38,6 +38,11 @@ import org.slf4j.LoggerFactory;
  * again unset whenever its lease changes; {@link KernelProbe} pings an unproven peer through the
  * kernel, whose reply, encapsulated by that peer's kernel, proves it. The programs stay attached while
  * the links are open: closing this, or the process ending, detaches them.
+ *
+ * <p>{@link Mode#ENCAP} (the default, {@code JFLANNEL_UDP_KERNEL=encap}): the ingress program only keeps
+ * the proofs and leaves every datagram to the socket, whose packet threads hand peers' super-packets to
+ * the pod whole ({@link SocketReader}); decapsulating here leaves the kernel's tunnel marks on them
+ * (docs/benchmarks.md, "udp, session 9").
  */
 final class KernelPath implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KernelPath.class);

@@ -23,6 +23,11 @@ import org.slf4j.LoggerFactory;
  * {@link TrainCoalescer}, which writes it, or the TCP super-packet it joined, to this reader's TUN
  * queue by {@code writev}. Nothing is copied in Java and nothing is allocated per packet. The
  * socket's receive timeout bounds each wait, so {@link #close()} is noticed within it.
+ *
+ * <p>A peer whose kernel encapsulates ({@link KernelPath}) sends what its stack made: a whole TCP
+ * super-packet in one datagram (longer than flannel0's MTU) and TCP/UDP checksums left partial. Such a
+ * packet ({@link PartialChecksum}) bypasses the coalescer and is written with {@code NEEDS_CSUM}, a
+ * super-packet as TSO with the segment size flannel0's MTU gives, after what the batch had pending.
  */
 final class SocketReader implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SocketReader.class);

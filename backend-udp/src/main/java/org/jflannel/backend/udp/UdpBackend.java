@@ -63,7 +63,7 @@ public final class UdpBackend implements Backend {
     private final UdpOptions options;
     private final Map<String, String> env;
 
-    /** The fast path as the environment sets it ({@link UdpOptions#fromEnvironment}; all on by default). */
+    /** The fast path as the environment sets it ({@link UdpOptions#fromEnvironment}; {@link UdpOptions#shipped()} by default). */
     public UdpBackend(ExternalInterface ext) {
         this(ext, null, System.getenv());
     }
