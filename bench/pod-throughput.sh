@@ -31,6 +31,12 @@
 #   WG_AB_FLANNELD=/path/bin/flanneld                wireguard, with WG_AB=1: the second pair (variant flannel-b) runs that
 #                                                     launcher (another build: before/after in one run; its own flanneld/target),
 #                                                     with WG_AB_ENV too when given
+#   UDP_AB_ENV="VAR=value ..."                      udp: the second pair (variant flannel-b) gets these variables instead of
+#                                                     JFLANNEL_UDP_KERNEL=0, e.g. a switch's A/B against (a) in one run
+#   UDP_AB_FLANNELD=/path/bin/flanneld               udp: the second pair (flannel-b) runs that launcher (another build:
+#                                                     before/after in one run), with UDP_AB_ENV too when given
+#   UDP_AB2_ENV="VAR=value ..."                     udp, with UDP_AB=1: a third flannel pair (variant flannel-c) with these
+#                                                     variables, interleaved with the others (a three-way A/B in one run)
 #   WARMUP=SECONDS                                   an untimed iperf3 run through each flannel pair first (the daemons' JIT warm, as
 #                                                     in a long-running node; default 0)
 #   IPERF_AFFINITY=0,1                               iperf3 -A: client on CPU 0, server on CPU 1 (steadier, both variants)
@@ -205,6 +211,10 @@ WG_AB=${WG_AB:-0}
 [ "$UDP_AB" = 0 ] || [ "$BACKEND" = udp ] || { echo "UDP_AB=1 needs BACKEND=udp" >&2; exit 1; }
 [ "$WG_AB" = 0 ] || [ "$BACKEND" = wireguard ] || { echo "WG_AB=1 needs BACKEND=wireguard" >&2; exit 1; }
 AB_NAME=flannel-threads; AB_ENV=JFLANNEL_UDP_KERNEL=0
+if [ "$BACKEND" = udp ] && [ -n "${UDP_AB_ENV:-}${UDP_AB_FLANNELD:-}" ]; then # udp: any other variant as (a2)
+    UDP_AB=1; AB_NAME=flannel-b; AB_ENV=${UDP_AB_ENV:-UDP_AB=1}
+    echo "# variant $AB_NAME: ${UDP_AB_FLANNELD:-$ROOT/bin/flanneld} with $AB_ENV"
+fi
 if [ "$WG_AB" = 1 ]; then # wireguard: the second pair without the batching (one packet per system call)
     UDP_AB=1; AB_NAME=flannel-nooffload; AB_ENV=JFLANNEL_WG_OFFLOAD=0
     [ -z "${WG_AB_ENV:-}" ] || { AB_NAME=flannel-b; AB_ENV=$WG_AB_ENV; }
@@ -213,11 +223,24 @@ if [ "$WG_AB" = 1 ]; then # wireguard: the second pair without the batching (one
 fi
 if [ "$UDP_AB" = 1 ]; then
     J=${P}j; K=${P}k; PJ=${P}pj; PK=${P}pk
-    PAIR_FLANNELD=${WG_AB_FLANNELD:-} flannel_pair "$J" "$K" "$D/threads" 1 "$AB_ENV"
+    # shellcheck disable=SC2086 # AB_ENV: one or more VAR=value words
+    PAIR_FLANNELD=${WG_AB_FLANNELD:-${UDP_AB_FLANNELD:-}} flannel_pair "$J" "$K" "$D/threads" 1 $AB_ENV
     PIDS_T=$PAIR_PIDS
     mkns "$PJ"; mkns "$PK"
     IPJ=$(cni_add "$J" "$PJ" "$D/threads/$J" "")
     IPK=$(cni_add "$K" "$PK" "$D/threads/$K" "")
+fi
+UDP_AB2_ENV=${UDP_AB2_ENV:-}
+if [ -n "$UDP_AB2_ENV" ]; then # udp: a third pair (variant flannel-c) with these variables, e.g. a three-way A/B
+    [ "$BACKEND" = udp ] && [ "$UDP_AB" = 1 ] || { echo "UDP_AB2_ENV needs BACKEND=udp and UDP_AB=1" >&2; exit 1; }
+    L=${P}l; M=${P}m; PL=${P}pl; PM=${P}pm
+    echo "# variant flannel-c: $ROOT/bin/flanneld with $UDP_AB2_ENV"
+    # shellcheck disable=SC2086 # one or more VAR=value words
+    flannel_pair "$L" "$M" "$D/c" 1 $UDP_AB2_ENV
+    PIDS_C=$PAIR_PIDS
+    mkns "$PL"; mkns "$PM"
+    IPL=$(cni_add "$L" "$PL" "$D/c/$L" "")
+    IPM=$(cni_add "$M" "$PM" "$D/c/$M" "")
 fi
 
 # ---------------- (b) kernel baseline: the same shape, configured by hand ----------------
@@ -346,6 +369,11 @@ if [ "$UDP_AB" = 1 ]; then
     ip netns exec "$PK" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
     wait_for "iperf3 server (a2)" 10 sh -c "ip netns exec $PK ss -ltn | grep -q :5201"
 fi
+if [ -n "$UDP_AB2_ENV" ]; then
+    wait_for "flannel-c pods ping each other" 30 nsx "$PL" ping -c 1 -W 1 "$IPM"
+    ip netns exec "$PM" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
+    wait_for "iperf3 server (a3)" 10 sh -c "ip netns exec $PM ss -ltn | grep -q :5201"
+fi
 if [ "$WGGO" = 1 ]; then
     ip netns exec "$PX" iperf3 -s -p 5201 >/dev/null 2>&1 & PIDS+=($!)
     wait_for "iperf3 server (w)" 10 sh -c "ip netns exec $PX ss -ltn | grep -q :5201"
@@ -380,6 +408,7 @@ WARMUP=${WARMUP:-0}
 if [ "$WARMUP" -gt 0 ]; then # untimed: every flannel pair carries traffic once before anything is measured
     timeout $((WARMUP + 30)) ip netns exec "$PA" iperf3 -c "$IPB" -p 5201 -t "$WARMUP" >/dev/null || true
     [ "$UDP_AB" != 1 ] || timeout $((WARMUP + 30)) ip netns exec "$PJ" iperf3 -c "$IPK" -p 5201 -t "$WARMUP" >/dev/null || true
+    [ -z "$UDP_AB2_ENV" ] || timeout $((WARMUP + 30)) ip netns exec "$PL" iperf3 -c "$IPM" -p 5201 -t "$WARMUP" >/dev/null || true
     [ "$NOMASQ" != 1 ] || timeout $((WARMUP + 30)) ip netns exec "$PG" iperf3 -c "$IPH" -p 5201 -t "$WARMUP" >/dev/null || true
     echo "# warm-up: ${WARMUP}s through each flannel pair, untimed; load1 $(cut -d' ' -f1 /proc/loadavg)"
 fi
@@ -388,6 +417,7 @@ for r in $(seq 1 "$ROUNDS"); do
         # the flannel variants and the kernel baseline, interleaved; the order rotates every round
         order=(flannel kernel)
         [ "$UDP_AB" != 1 ] || order+=("$AB_NAME")
+        [ -z "$UDP_AB2_ENV" ] || order+=(flannel-c)
         [ "$WGGO" != 1 ] || order+=(wireguard-go)
         [ "$NOMASQ" != 1 ] || order+=(flannel-nomasq)
         [ "$IPT" != 1 ] || order+=(kernel+iptables)
@@ -398,6 +428,7 @@ for r in $(seq 1 "$ROUNDS"); do
                 flannel) run flannel "$PA" "$IPB" "$r" "$st" "$PIDS_A" ;;
                 kernel) run kernel "$PC" "$IPD" "$r" "$st" ;;
                 flannel-threads|flannel-nooffload|flannel-b) run "$v" "$PJ" "$IPK" "$r" "$st" "$PIDS_T" ;;
+                flannel-c) run flannel-c "$PL" "$IPM" "$r" "$st" "$PIDS_C" ;;
                 wireguard-go) run wireguard-go "$PW" 10.246.2.2 "$r" "$st" "$GO_PIDS" ;;
                 flannel-nomasq) run flannel-nomasq "$PG" "$IPH" "$r" "$st" "$PIDS_N" ;;
                 kernel+iptables) run kernel+iptables "$PE" "$IPD" "$r" "$st" ;;
@@ -406,7 +437,7 @@ for r in $(seq 1 "$ROUNDS"); do
     done
 done
 if [ "$BACKEND" = udp ]; then # where the udp backend lost packets: TUN queue, socket buffers, the daemon's own drops
-    for n in "$A" "$B" ${J:+"$J" "$K"}; do
+    for n in "$A" "$B" ${J:+"$J" "$K"} ${L:+"$L" "$M"}; do
         echo "# $n flannel0: $(ip -n "$n" -s -o link show flannel0 | tr -s ' \\' ' ' | grep -o 'RX:.*')"
         echo "# $n udp: $(nsx "$n" cat /proc/net/snmp | awk '/^Udp:/{if(h){for(i=2;i<=NF;i++)printf "%s=%s ",k[i],$i}else{h=1;for(i=2;i<=NF;i++)k[i]=$i}}')"
         echo "# $n metrics: $(nsx "$n" python3 -c 'import urllib.request;print(urllib.request.urlopen("http://127.0.0.1:8081/metrics").read().decode())' | grep '^flanneld_udp' | tr '\n' ' ')"

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link UpstreamUdpPairTests} with our daemons as shipped: the udp defaults, nothing set, so the
- * packet threads (offloads, GRO, coalescing, queues) carry everything both ways.
+ * kernel encapsulates to peers whose kernel has proven it takes that (only ours) and the packet
+ * threads carry the rest: everything to and from an upstream node, and every datagram ours receive.
  */
 @Tag("e2e")
 class UpstreamUdpPairIT extends UpstreamUdpPairTests {
@@ -22,14 +23,30 @@ class UpstreamUdpPairIT extends UpstreamUdpPairTests {
         super(cluster);
     }
 
-    /** As shipped: nothing went through a kernel datapath, the packet threads sent. */
+    /**
+     * As shipped: the kernel's encapsulation attached, nothing decapsulated in the kernel (the packet
+     * threads took everything); to a peer of ours the kernel encapsulated once proven, to an upstream
+     * peer the packet threads sent (the counters add up since the daemon started, so only the packet
+     * threads' share is checked there; that the kernel never sends upstream TCP is
+     * {@link UpstreamUdpMisleadingLeaseIT}'s, and the ledger balanced above).
+     */
     @Override
     void checkOurPath(ClusterNode n, boolean peerIsOurs) throws Exception {
-        assertThat(n.metric("flanneld_udp_kernel_packets_total{direction=\"to_peers\"}")).as("%s kernel encap", n.name())
-                .isLessThanOrEqualTo(0);
+        if (System.getenv("JFLANNEL_UDP_KERNEL") != null) {
+            return; // the test's own environment switched the path (see UpstreamUdpPairTests): not as shipped
+        }
+        assertThat(n.logSinceStart()).as("%s log", n.name()).contains("udp kernel datapath attached").contains("mode=ENCAP");
         assertThat(n.metric("flanneld_udp_kernel_packets_total{direction=\"from_peers\"}")).as("%s kernel decap", n.name())
                 .isLessThanOrEqualTo(0);
-        assertThat(n.metric("flanneld_udp_packets_total{direction=\"to_peers\"}")).as("%s packet threads", n.name())
+        assertThat(n.metric("flanneld_udp_packets_total{direction=\"from_peers\"}")).as("%s packet threads received", n.name())
                 .isPositive();
+        if (peerIsOurs) {
+            assertThat(n.logSinceStart()).as("%s log", n.name()).contains("udp kernel peer proven");
+            assertThat(n.metric("flanneld_udp_kernel_packets_total{direction=\"to_peers\"}")).as("%s kernel encap", n.name())
+                    .isPositive();
+        } else {
+            assertThat(n.metric("flanneld_udp_packets_total{direction=\"to_peers\"}")).as("%s packet threads", n.name())
+                    .isPositive();
+        }
     }
 }

@@ -38,6 +38,11 @@ import org.slf4j.LoggerFactory;
  * again unset whenever its lease changes; {@link KernelProbe} pings an unproven peer through the
  * kernel, whose reply, encapsulated by that peer's kernel, proves it. The programs stay attached while
  * the links are open: closing this, or the process ending, detaches them.
+ *
+ * <p>{@link Mode#ENCAP} (the default, {@code JFLANNEL_UDP_KERNEL=encap}): the ingress program only keeps
+ * the proofs and leaves every datagram to the socket, whose packet threads hand peers' super-packets to
+ * the pod whole ({@link SocketReader}); decapsulating here leaves the kernel's tunnel marks on them
+ * (docs/benchmarks.md, "udp, session 9").
  */
 final class KernelPath implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KernelPath.class);
@@ -84,7 +89,14 @@ final class KernelPath implements AutoCloseable {
      * it (no bpf(2) permission, a kernel before 6.6 without tcx, an external interface without an
      * Ethernet header); the userspace path then carries everything.
      */
+    /** What the programs do: both directions, or encapsulate only (the packet threads decapsulate). */
+    enum Mode { FULL, ENCAP }
+
     static KernelPath open(String tun, ExternalInterface ext, int port) {
+        return open(tun, ext, port, Mode.FULL);
+    }
+
+    static KernelPath open(String tun, ExternalInterface ext, int port, Mode mode) {
         List<AutoCloseable> owned = new ArrayList<>();
         RtNetlink nl = null;
         try {
@@ -105,11 +117,11 @@ final class KernelPath implements AutoCloseable {
             BpfProgram encap = keep(owned, BpfProgram.loadClassifier("jfl_udp_encap",
                     KernelPrograms.encap(routes, proof, counters, nodeIp, port, ext.index())));
             BpfProgram decap = keep(owned, BpfProgram.loadClassifier("jfl_udp_decap",
-                    KernelPrograms.decap(sources, own, proof, counters, nodeIp, port, tunIndex)));
+                    KernelPrograms.decap(sources, own, proof, counters, nodeIp, port, tunIndex, mode == Mode.FULL)));
             keep(owned, BpfLink.attach(encap, tunIndex, BpfLink.Hook.TCX_EGRESS));
             keep(owned, BpfLink.attach(decap, ext.index(), BpfLink.Hook.TCX_INGRESS));
-            LOG.info("udp kernel datapath attached dev={} egress=jfl_udp_encap ext={} ingress=jfl_udp_decap port={}",
-                    tun, ext.name(), port);
+            LOG.info("udp kernel datapath attached dev={} egress=jfl_udp_encap ext={} ingress=jfl_udp_decap port={} mode={}",
+                    tun, ext.name(), port, mode);
             KernelPath path = new KernelPath(routes, sources, own, counters, proof, owned, nl, ext.index());
             KernelProbe probe = KernelProbe.start(path); // after the links: closed before them (reverse order)
             if (probe != null) {

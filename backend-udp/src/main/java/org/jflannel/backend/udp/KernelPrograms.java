@@ -152,6 +152,15 @@ final class KernelPrograms {
      * @param nodeIp   our address as {@link Ipv4} reads addresses (big-endian int)
      */
     static byte[] decap(BpfMap sources, BpfMap own, BpfMap proof, BpfMap counters, int nodeIp, int port, int tunIfindex) {
+        return decap(sources, own, proof, counters, nodeIp, port, tunIfindex, true);
+    }
+
+    /**
+     * {@link #decap} with {@code deliver} false: the program only keeps the senders' proofs and leaves
+     * every datagram to the socket (the packet threads decapsulate; see {@link KernelPath.Mode#ENCAP}).
+     */
+    static byte[] decap(BpfMap sources, BpfMap own, BpfMap proof, BpfMap counters, int nodeIp, int port, int tunIfindex,
+            boolean deliver) {
         BpfAsm a = new BpfAsm();
         a.movReg(R6, R1);
         a.load(Size.W, R1, R6, SKB_PROTOCOL).jump(Cond.NE, R1, ETH_P_IP_NET, "next");
@@ -172,6 +181,10 @@ final class KernelPrograms {
         a.load(Size.B, R1, FP, -11).jump(Cond.NE, R1, IPPROTO_TCP, "proofKept");
         a.storeImm(Size.W, R0, 0, 0);
         a.label("proofKept");
+        if (!deliver) { // every datagram goes on to the socket
+            a.label("next").mov(R0, TCX_NEXT).exit();
+            return a.build();
+        }
         a.load(Size.B, R1, FP, -12).jump(Cond.LE, R1, 1, "next");
         // exactly one inner packet: its total length is the rest of the buffer
         a.load(Size.H, R1, FP, -18).toBe16(R1).load(Size.W, R2, R6, SKB_LEN).add(R2, -(ETH_HLEN + UdpBackend.ENCAP_OVERHEAD));

@@ -11,6 +11,7 @@ import org.jflannel.linuxnet.socket.UdpBatchSocket;
 import org.jflannel.linuxnet.tun.TunDevice;
 import org.jflannel.packet.Ipv4;
 import org.jflannel.packet.TrainCoalescer;
+import org.jflannel.packet.VnetHdr;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +23,11 @@ import org.slf4j.LoggerFactory;
  * {@link TrainCoalescer}, which writes it, or the TCP super-packet it joined, to this reader's TUN
  * queue by {@code writev}. Nothing is copied in Java and nothing is allocated per packet. The
  * socket's receive timeout bounds each wait, so {@link #close()} is noticed within it.
+ *
+ * <p>A peer whose kernel encapsulates ({@link KernelPath}) sends what its stack made: a whole TCP
+ * super-packet in one datagram (longer than flannel0's MTU) and TCP/UDP checksums left partial. Such a
+ * packet ({@link PartialChecksum}) bypasses the coalescer and is written with {@code NEEDS_CSUM}, a
+ * super-packet as TSO with the segment size flannel0's MTU gives, after what the batch had pending.
  */
 final class SocketReader implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SocketReader.class);
@@ -37,11 +43,18 @@ final class SocketReader implements AutoCloseable {
     private final DatagramBatch batch;
     private final TrainCoalescer coalescer;
     private final Thread thread;
+    /** flannel0's MTU: a longer inner packet is a super-packet a peer's kernel encapsulated whole. */
+    private final int tunMtu;
+    private final boolean vnetHdr;
+    private final IoVec partial = new IoVec(2);
+    private final ByteBuffer partialHdr = ByteBuffer.allocateDirect(VnetHdr.LENGTH);
     private volatile boolean stopped;
 
     private SocketReader(UdpBatchSocket socket, int index, TunDevice tun, boolean vnetHdr, boolean gro, boolean coalesce,
-            boolean verifyChecksums, int maxDatagram, PacketPath path) {
+            boolean verifyChecksums, int maxDatagram, int tunMtu, PacketPath path) {
         this.socket = socket;
+        this.tunMtu = tunMtu;
+        this.vnetHdr = vnetHdr;
         this.tun = tun;
         this.path = path;
         this.batch = gro ? new DatagramBatch(GRO_SLOTS, GRO_SLOT_SIZE) : new DatagramBatch(PLAIN_SLOTS, room(maxDatagram));
@@ -56,8 +69,8 @@ final class SocketReader implements AutoCloseable {
      * @param maxDatagram     the external MTU: room per slot without GRO (jumbo frames of peers still fit)
      */
     static SocketReader start(UdpBatchSocket socket, int index, TunDevice tun, boolean vnetHdr, boolean gro,
-            boolean coalesce, boolean verifyChecksums, int maxDatagram, PacketPath path) {
-        SocketReader r = new SocketReader(socket, index, tun, vnetHdr, gro, coalesce, verifyChecksums, maxDatagram, path);
+            boolean coalesce, boolean verifyChecksums, int maxDatagram, int tunMtu, PacketPath path) {
+        SocketReader r = new SocketReader(socket, index, tun, vnetHdr, gro, coalesce, verifyChecksums, maxDatagram, tunMtu, path);
         r.thread.start();
         return r;
     }
@@ -118,7 +131,13 @@ final class SocketReader implements AutoCloseable {
                 int seg = Math.min(step, end - at);
                 if (path.inbound(data, at, seg, sender)) {
                     // trailing bytes after the IP packet (if any) stay out
-                    coalescer.offer(data, at, Ipv4.totalLength(data, at));
+                    int plen = Ipv4.totalLength(data, at);
+                    if (vnetHdr && PartialChecksum.offset(data, at, plen) > 0) {
+                        coalescer.flush(); // this flow's earlier packets first
+                        writePartial(data, at, plen);
+                    } else {
+                        coalescer.offer(data, at, plen);
+                    }
                     bytes += seg;
                     packets++;
                 }
@@ -127,6 +146,24 @@ final class SocketReader implements AutoCloseable {
         coalescer.flush();
         path.counters().received(bytes, packets);
         path.counters().batch(trains, coalescer.mergedSegments() - mergedBefore, coalescer.packetsWritten() - writesBefore);
+    }
+
+    /**
+     * A packet a peer's kernel encapsulated as its stack left it: transport checksum partial (the
+     * pseudo-header sum), and for TCP maybe a whole super-packet; written with NEEDS_CSUM (and TSO)
+     * as the peer's kernel would hand it to a device that offloads both.
+     */
+    private void writePartial(ByteBuffer b, int at, int len) {
+        int ihl = Ipv4.headerLength(b, at);
+        int csumOffset = PartialChecksum.offset(b, at, len);
+        if (len > tunMtu && csumOffset == PartialChecksum.TCP_CSUM) {
+            int hl = ihl + PartialChecksum.tcpHeaderLength(b, at + ihl);
+            VnetHdr.writeGso(partialHdr, VnetHdr.GSO_TCPV4, hl, tunMtu - hl, ihl, csumOffset);
+        } else {
+            VnetHdr.writeGso(partialHdr, VnetHdr.GSO_NONE, 0, 0, ihl, csumOffset);
+        }
+        partial.clear().add(partialHdr, 0, VnetHdr.LENGTH).add(b, at, len);
+        write(partial);
     }
 
     private void write(IoVec packet) {

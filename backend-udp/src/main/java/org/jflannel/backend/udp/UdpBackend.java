@@ -63,7 +63,7 @@ public final class UdpBackend implements Backend {
     private final UdpOptions options;
     private final Map<String, String> env;
 
-    /** The fast path as the environment sets it ({@link UdpOptions#fromEnvironment}; all on by default). */
+    /** The fast path as the environment sets it ({@link UdpOptions#fromEnvironment}; {@link UdpOptions#shipped()} by default). */
     public UdpBackend(ExternalInterface ext) {
         this(ext, null, System.getenv());
     }
@@ -101,7 +101,9 @@ public final class UdpBackend implements Backend {
         List<UdpBatchSocket> sockets = new ArrayList<>();
         List<AutoCloseable> readers = new ArrayList<>();
         // attached before the lease is published, so that the lease says truly whether we decapsulate
-        KernelPath kernel = opts.kernel() ? KernelPath.open(tun.name(), ext, port) : null;
+        KernelPath kernel = opts.kernel() && (opts.kernelDecap() || opts.offload())
+                ? KernelPath.open(tun.name(), ext, port, opts.kernelDecap() ? KernelPath.Mode.FULL : KernelPath.Mode.ENCAP)
+                : null;
         if (kernel != null) {
             readers.add(kernel); // closed first: the programs stop before the devices go
         }
@@ -133,7 +135,7 @@ public final class UdpBackend implements Backend {
             }
             for (int i = 0; i < sockets.size(); i++) {
                 readers.add(SocketReader.start(sockets.get(i), i, queues.get(i % queues.size()), vnetHdr, gro,
-                        opts.coalesce(), opts.verifyChecksums(), ext.mtu(), path));
+                        opts.coalesce(), opts.verifyChecksums(), ext.mtu(), mtu, path));
             }
             for (int i = 0; i < queues.size(); i++) {
                 UdpBatchSocket s = sockets.get(i % sockets.size());

@@ -16,20 +16,33 @@ import org.jflannel.packet.TrainCoalescer;
  * sender thread, for the benchmark's comparison only. {@code JFLANNEL_UDP_VERIFY_CSUM} (off by
  * default) makes the coalescer sum every received TCP segment's payload to verify its checksum
  * before merging; off, it relies on the outer UDP checksum the kernel verified (see
- * {@link TrainCoalescer}). {@code JFLANNEL_UDP_KERNEL} (off by default, opt-in) attaches the
- * kernel datapath ({@link KernelPath}): encapsulation and decapsulation in tc programs, the packet
- * threads carrying what those leave to them. Off by default since a same-run A/B on a switched
- * underlay (docs/benchmarks.md, "udp default, session 6"): the packet threads carried more, with far
- * fewer retransmits, and they send every peer upstream's exact datagrams.
+ * {@link TrainCoalescer}). {@code JFLANNEL_UDP_KERNEL} attaches the kernel datapath
+ * ({@link KernelPath}): {@code encap} (the default) encapsulates in a tc program on flannel0's egress
+ * and leaves decapsulation to the packet threads, {@code full} (or {@code 1}) decapsulates in the
+ * kernel too, {@code off} (or {@code 0}) leaves everything to the packet threads. The default was
+ * decided by a same-run A/B on a switched underlay (docs/benchmarks.md, "udp, session 9"): the
+ * kernel's encapsulation saves the sending node two copies and the segmenting, while the packet
+ * threads hand the receiving pod whole super-packets, which the kernel's decapsulation cannot yet.
+ * Encapsulating needs the offloads (a whole super-packet from a peer is written as one TSO packet).
+ *
+ * @param kernel      the kernel datapath's programs are attached (encapsulation at least)
+ * @param kernelDecap with {@code kernel}: the kernel decapsulates too (else the packet threads do)
  */
 public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues, boolean txHandoff,
-        boolean verifyChecksums, boolean kernel) {
+        boolean verifyChecksums, boolean kernel, boolean kernelDecap) {
     static final int MAX_QUEUES = 16;
 
     public UdpOptions {
         if (queues < 1 || queues > MAX_QUEUES) {
             throw new IllegalArgumentException("udp queues: expected 1.." + MAX_QUEUES + ", got " + queues);
         }
+        kernelDecap = kernel && kernelDecap;
+    }
+
+    /** {@code kernel} true means both directions in the kernel, as before {@code kernelDecap} existed. */
+    public UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues, boolean txHandoff,
+            boolean verifyChecksums, boolean kernel) {
+        this(offload, gro, coalesce, queues, txHandoff, verifyChecksums, kernel, kernel);
     }
 
     /** The userspace fast path with everything on, one queue per CPU (at most 4); no kernel datapath. */
@@ -37,9 +50,19 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
         return new UdpOptions(true, true, true, defaultQueues(), false, false, false);
     }
 
-    /** {@link #defaults()} plus the kernel datapath ({@code JFLANNEL_UDP_KERNEL=1}). */
+    /** {@link #defaults()} plus the kernel datapath both ways ({@code JFLANNEL_UDP_KERNEL=full}). */
     public static UdpOptions withKernel() {
-        return new UdpOptions(true, true, true, defaultQueues(), false, false, true);
+        return new UdpOptions(true, true, true, defaultQueues(), false, false, true, true);
+    }
+
+    /** As shipped ({@code JFLANNEL_UDP_KERNEL} unset): {@link #defaults()} with the kernel encapsulating. */
+    public static UdpOptions shipped() {
+        return withKernelEncap();
+    }
+
+    /** {@link #defaults()} plus the kernel's encapsulation only ({@code JFLANNEL_UDP_KERNEL=encap}). */
+    public static UdpOptions withKernelEncap() {
+        return new UdpOptions(true, true, true, defaultQueues(), false, false, true, false);
     }
 
     public UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues) {
@@ -60,16 +83,39 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
         return new UdpOptions(false, false, false, 1, false, false, false);
     }
 
-    /** The same options with the kernel datapath on or off. */
+    /** The same options with the kernel datapath on (both ways) or off. */
     public UdpOptions kernel(boolean on) {
-        return new UdpOptions(offload, gro, coalesce, queues, txHandoff, verifyChecksums, on);
+        return new UdpOptions(offload, gro, coalesce, queues, txHandoff, verifyChecksums, on, on);
     }
 
     public static UdpOptions fromEnvironment(Map<String, String> env) throws ConfigException {
-        return new UdpOptions(flag(env, "JFLANNEL_UDP_OFFLOAD"), flag(env, "JFLANNEL_UDP_GRO"),
+        boolean offload = flag(env, "JFLANNEL_UDP_OFFLOAD");
+        String kernel = kernel(env, "JFLANNEL_UDP_KERNEL", offload);
+        return new UdpOptions(offload, flag(env, "JFLANNEL_UDP_GRO"),
                 flag(env, "JFLANNEL_UDP_COALESCE"), queues(env, "JFLANNEL_UDP_QUEUES"),
                 flag(env, "JFLANNEL_UDP_TX_HANDOFF", false), flag(env, "JFLANNEL_UDP_VERIFY_CSUM", false),
-                flag(env, "JFLANNEL_UDP_KERNEL", false));
+                !kernel.equals("off"), kernel.equals("full"));
+    }
+
+    /**
+     * off, encap or full; unset: encap, or off without the offloads (the packet threads could not
+     * write a peer's whole super-packets to flannel0).
+     */
+    private static String kernel(Map<String, String> env, String name, boolean offload) throws ConfigException {
+        String v = env.get(name);
+        if (v == null || v.isBlank()) {
+            return offload ? "encap" : "off";
+        }
+        String mode = switch (v.strip().toLowerCase(Locale.ROOT)) {
+            case "0", "false", "off", "no" -> "off";
+            case "1", "true", "on", "yes", "full" -> "full";
+            case "encap" -> "encap";
+            default -> throw new ConfigException(name, name + ": expected off, encap or full (0/1 for off/full), got \"" + v + "\"");
+        };
+        if (mode.equals("encap") && !offload) {
+            throw new ConfigException(name, name + "=encap needs JFLANNEL_UDP_OFFLOAD on (whole super-packets from peers)");
+        }
+        return mode;
     }
 
     static int defaultQueues() {
@@ -112,6 +158,6 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
     public String toString() {
         return "offload=" + offload + " gro=" + gro + " coalesce=" + coalesce + " queues=" + queues
                 + (txHandoff ? " txHandoff=true" : "") + (verifyChecksums ? " verifyChecksums=true" : "")
-                + " kernel=" + kernel;
+                + " kernel=" + (!kernel ? "off" : kernelDecap ? "full" : "encap");
     }
 }

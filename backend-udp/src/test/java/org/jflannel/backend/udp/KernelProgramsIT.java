@@ -107,6 +107,29 @@ class KernelProgramsIT {
         assertThat(proven()).as("after an ICMP datagram with UDP checksum 0 (the probe's answer)").isTrue();
     }
 
+    /**
+     * Encapsulation only ({@code JFLANNEL_UDP_KERNEL=encap}, the default): the program keeps the
+     * peers' proofs as the full one does, and leaves every datagram, untouched, to the socket.
+     */
+    @Test
+    void theEncapOnlyProgramKeepsProofsAndLeavesEveryDatagramToTheSocket() throws Exception {
+        try (BpfProgram proofOnly = BpfProgram.loadClassifier("jfl_t_decap_e",
+                KernelPrograms.decap(sources, own, proof, counters, Ip4Net.parseAddress(NODE), 8285, 1, false))) {
+            proof.put(be(Ip4Net.parseAddress(PEER)), new byte[4]);
+            ByteBuffer tcp = Packets.ipv4("10.244.2.7", "10.244.1.9", 6, 63, 1200);
+            byte[] frame = frame(PEER, NODE, 8285, tcp, noop());
+
+            BpfProgram.TestRun r = proofOnly.testRun(frame);
+
+            assertThat(r.verdict()).as("TCX_NEXT: on to the socket").isEqualTo(KernelPrograms.TCX_NEXT);
+            assertThat(r.packet()).as("untouched").isEqualTo(frame);
+            assertThat(proven()).as("after a datagram with UDP checksum 0").isTrue();
+            assertThat(proofOnly.testRun(frame(PEER, NODE, 8285, tcp, checksummed())).verdict()).isEqualTo(KernelPrograms.TCX_NEXT);
+            assertThat(proven()).as("after a checksummed TCP datagram").isFalse();
+            assertThat(count(KernelPrograms.COUNT_DECAP)).as("nothing decapsulated").isZero();
+        }
+    }
+
     @Test
     void aPeerWithoutAProofEntryGetsNone() throws Exception {
         decap.testRun(frame(PEER, NODE, 8285, Packets.ipv4("10.244.2.7", "10.244.1.9", 6, 63, 100), noop()));

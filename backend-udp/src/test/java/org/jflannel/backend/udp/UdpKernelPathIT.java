@@ -88,6 +88,62 @@ class UdpKernelPathIT {
         }
     }
 
+    /**
+     * As shipped ({@link UdpOptions#shipped()}: the kernel encapsulates, the packet threads
+     * decapsulate), and against a node that decapsulates in its kernel: what the sending kernel
+     * leaves as its stack made it (whole TCP super-packets, partial TCP and UDP checksums) arrives
+     * intact through the receiving packet threads, and nothing is lost between the counters.
+     */
+    @Test
+    void theKernelEncapsulatesAndThePacketThreadsTakeWholeSuperPacketsAndPartialChecksums() throws Exception {
+        try (UdpNode a = UdpNode.create("uea"); UdpNode b = UdpNode.create("ueb")) {
+            UdpTwoNodesIT.join(a, b);
+            UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", UdpOptions.shipped());
+            UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", UdpOptions.withKernel());
+            assertThat(na.kernelDatapath()).isTrue();
+            assertThat(a.subnets.published().backendData()).as("A takes kernel-encapsulated datagrams")
+                    .isEqualTo("{\"KernelDecap\":true}");
+            a.apply(LeaseEvent.added(Leases.published("10.244.2.0/24", b.subnets.published())));
+            b.apply(LeaseEvent.added(Leases.published("10.244.1.0/24", a.subnets.published())));
+
+            assertThat(a.exec("ping", "-c", "3", "-W", "2", "-I", "10.244.1.1", "10.244.2.1")).contains("3 received");
+            Wait.until("each kernel proved to the other", Duration.ofSeconds(20),
+                    () -> na.kernelPackets()[KernelPrograms.COUNT_ENCAP] > 0 && nb.kernelPackets()[KernelPrograms.COUNT_ENCAP] > 0);
+            UdpTwoNodesIT.assertTcpStreamArrivesIntact(a, b, "10.244.2.1", 32 << 20);
+            UdpTwoNodesIT.assertTcpStreamArrivesIntact(b, a, "10.244.1.1", 32 << 20);
+            // a UDP datagram from B's stack: its checksum is left partial, and A's packet threads hand it on as such
+            byte[] hello = "hello through a partial checksum".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            byte[] got;
+            try (DatagramSocket r = a.inside(() -> new DatagramSocket(new InetSocketAddress("10.244.1.1", 7777)))) {
+                r.setSoTimeout(10_000);
+                b.inside(() -> {
+                    try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("10.244.2.1", 0))) {
+                        s.send(new DatagramPacket(hello, hello.length, new InetSocketAddress("10.244.1.1", 7777)));
+                    }
+                    return null;
+                });
+                DatagramPacket d = new DatagramPacket(new byte[100], 100);
+                r.receive(d);
+                got = java.util.Arrays.copyOf(d.getData(), d.getLength());
+            }
+            assertThat(got).isEqualTo(hello);
+
+            long[] ka = na.kernelPackets();
+            long[] kb = nb.kernelPackets();
+            assertThat(ka[KernelPrograms.COUNT_DECAP]).as("A's kernel decapsulates nothing").isZero();
+            assertThat(kb[KernelPrograms.COUNT_ENCAP]).as("B's kernel encapsulated to A").isGreaterThan(3);
+            assertThat(na.counters().packetsFromPeers()).as("A's packet threads took every one of them")
+                    .isEqualTo(kb[KernelPrograms.COUNT_ENCAP]);
+            assertThat(kb[KernelPrograms.COUNT_DECAP]).as("B's kernel took every packet A's kernel sent")
+                    .isEqualTo(ka[KernelPrograms.COUNT_ENCAP]);
+            // 32 MB from B in far fewer datagrams than 1,472-byte segments would need: super-packets arrived whole
+            assertThat(na.counters().packetsFromPeers()).isLessThan((32 << 20) / 1420 / 4);
+            assertThat(na.counters().drops(Drop.MALFORMED) + na.counters().drops(Drop.TUN_WRITE_FAILED)).isZero();
+            na.close();
+            nb.close();
+        }
+    }
+
     @Test
     void aPeerThatStopsDecapsulatingInItsKernelIsSentToByThePacketThreadsOnceItsLeaseSaysSo() throws Exception {
         try (UdpNode a = UdpNode.create("uke"); UdpNode b = UdpNode.create("ukf")) {

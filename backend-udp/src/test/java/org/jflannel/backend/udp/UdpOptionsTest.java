@@ -12,13 +12,30 @@ import org.junit.jupiter.params.provider.CsvSource;
 class UdpOptionsTest {
 
     @Test
-    void nothingSetMeansTheUserspaceFastPathWithoutHandoffOrKernelDatapath() throws Exception {
+    void nothingSetMeansTheFastPathWithTheKernelEncapsulatingAndThePacketThreadsDecapsulating() throws Exception {
         UdpOptions o = UdpOptions.fromEnvironment(Map.of());
-        assertThat(o).isEqualTo(new UdpOptions(true, true, true, UdpOptions.defaultQueues(), false, false, false));
-        assertThat(o).isEqualTo(UdpOptions.defaults());
-        assertThat(o.kernel()).as("the kernel datapath is opt-in").isFalse();
-        assertThat(UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_KERNEL", "1"))).isEqualTo(UdpOptions.withKernel());
+        assertThat(o).isEqualTo(new UdpOptions(true, true, true, UdpOptions.defaultQueues(), false, false, true, false));
+        assertThat(o).isEqualTo(UdpOptions.shipped()).isEqualTo(UdpOptions.withKernelEncap());
+        assertThat(o.kernel()).isTrue();
+        assertThat(o.kernelDecap()).isFalse();
         assertThat(o.queues()).isBetween(1, 4);
+    }
+
+    @ParameterizedTest(name = "JFLANNEL_UDP_KERNEL={0}")
+    @CsvSource({"1, true, true", "full, true, true", "on, true, true", "encap, true, false", "0, false, false", "off, false, false"})
+    void theKernelDatapathsModeIsReadFromItsVariable(String value, boolean kernel, boolean decap) throws Exception {
+        UdpOptions o = UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_KERNEL", value));
+        assertThat(o.kernel()).isEqualTo(kernel);
+        assertThat(o.kernelDecap()).isEqualTo(decap);
+    }
+
+    @Test
+    void withoutTheOffloadsTheKernelDoesNotEncapsulateByDefaultAndEncapIsRefused() throws Exception {
+        assertThat(UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_OFFLOAD", "0")).kernel()).isFalse();
+        assertThatThrownBy(() -> UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_OFFLOAD", "0", "JFLANNEL_UDP_KERNEL", "encap")))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.field()).isEqualTo("JFLANNEL_UDP_KERNEL"))
+                .hasMessageContaining("JFLANNEL_UDP_OFFLOAD");
+        assertThat(UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_OFFLOAD", "0", "JFLANNEL_UDP_KERNEL", "full")).kernelDecap()).isTrue();
     }
 
     @Test
