@@ -157,6 +157,10 @@ for l in libc.so.6 libm.so.6 libdl.so.2 libpthread.so.0 librt.so.1; do
 done
 cp "$cni_jar" "$cnistage/cni-flannel.jar"
 cp "$repo"/cni-flannel/target/lib/*.jar "$cnistage/lib/"
+# every jar of the image without its classes' local-variable tables (a debugger's; line numbers stay for
+# stack traces; packaging/src/tools/StripLocalVariables.java checks each method's bytecode is unchanged)
+strip_jars() { "$JDK/bin/java" "$here/src/tools/StripLocalVariables.java" "$@" 2>>"$work/strip-jars.log" || { tail -5 "$work/strip-jars.log" >&2; exit 1; }; }
+strip_jars "$cnistage/cni-flannel.jar" "$cnistage"/lib/*.jar
 # identical files in both runtimes (libjvm.so, ...) become hard links: stored once in the layer
 (cd "$cnistage/jre" && find . -type f) | while read -r f; do
     if [ -f "$opt/jre/$f" ] && cmp -s "$cnistage/jre/$f" "$opt/jre/$f"; then
@@ -207,6 +211,8 @@ protos=$(realpath "$(ls "$opt"/app/lib/proto-google-common-protos-*.jar)")
     find com/google -mindepth 1 -maxdepth 1 ! -name rpc -exec rm -rf {} + && \
     rm -f "$protos" && find . -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} + && \
     find . -type f | LC_ALL=C sort | zip -q -X -D "$protos" -@)
+strip_jars "$opt/app/flanneld.jar" "$opt"/app/lib/*.jar
+log "jars: local-variable tables left out ($(awk '{b+=$3; c+=$5} END {printf "%.1f -> %.1f MB", b/1e6, c/1e6}' "$work/strip-jars.log"))"
 install -m 0755 "$here/src/image/opt/jflannel/bin/flanneld" "$opt/bin/flanneld"
 cp "$cnistage/cni-flannel.jar" "$cnidir/"
 cp -r "$cnistage/lib" "$cnidir/"
@@ -298,8 +304,9 @@ tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH
 budget_key=compressed.mib
 [ "$COMPRESSION" = gzip ] && budget_key=compressed.gzip.mib
 budget=$(sed -n "s/^${budget_key//./\\.}=//p" "$here/image-budget.properties")
-size_mib=$(( ($(stat -c %s "$out.tmp") + 1048575) / 1048576 ))
-if [ "$size_mib" -gt "$budget" ]; then
+# (MiB, a decimal: the issue's 45 MB is 42.9 MiB)
+size_mib=$(awk -v s="$(stat -c %s "$out.tmp")" 'BEGIN { printf "%.2f", s / 1048576 }')
+if awk -v s="$size_mib" -v b="$budget" 'BEGIN { exit !(s > b) }'; then
     log "FAILED: the archive is $size_mib MiB, over the budget of $budget MiB (packaging/image-budget.properties, docs/image.md)"
     rm -f "$out.tmp"; exit 1
 fi

@@ -31,3 +31,22 @@ rm -rf "$r/usr/share/man" "$r/usr/share/info" "$r/usr/share/locale" "$r/usr/shar
     "$r/usr/lib/x86_64-linux-gnu/ossl-modules" "$r/usr/share/perl5" "$r/usr/share/debconf" \
     "$r/var/cache/debconf" "$r/usr/share/zsh" "$r/usr/share/bash-completion"
 rm -f "$r"/var/cache/apt/archives/*.deb "$r"/var/log/*.log
+# dpkg's and tar's programs (dpkg is here for update-alternatives alone, which the iptables wrapper runs;
+# nothing installs packages: there is no apt), the certificates' sources (the bundle above is made) and
+# the libraries only they, or nothing, link: no ELF file left in the image and no JDK library names
+# them (objdump -p, NEEDED; session 9, docs/image.md). glibc's NSS modules, libresolv and libgcc_s stay
+# (glibc loads them itself)
+for f in dpkg dpkg-deb dpkg-divert dpkg-maintscript-helper dpkg-query dpkg-realpath dpkg-split \
+         dpkg-statoverride dpkg-trigger tar; do
+    rm -f "$r/usr/bin/$f"
+done
+for f in dpkg-fsys-usrunmess dpkg-preconfigure dpkg-reconfigure rmt-tar tarcat installkernel \
+         start-stop-daemon update-ca-certificates update-passwd; do
+    rm -f "$r/usr/sbin/$f"
+done
+rm -rf "$r/usr/share/ca-certificates" "$r/usr/share/dpkg"
+for l in libmvec.so.1 libzstd.so.1* liblzma.so.5* libbz2.so.1* libtic.so.6* libnsl.so.1 libz.so.1* \
+         libc_malloc_debug.so.0 libmemusage.so libpcprofile.so libthread_db.so.1 libBrokenLocale.so.1 \
+         libanl.so.1 libutil.so.1 libdebconfclient.so.0*; do
+    rm -f "$r/usr/lib/x86_64-linux-gnu/"$l
+done

@@ -31,6 +31,11 @@ public final class CdsTraining {
     public static void main(String[] args) throws IOException, ClassNotFoundException {
         Class.forName("org.jflannel.cni.Main"); // the real entry point belongs in the archive too
         Map.copyOf(System.getenv()); // as Main does: the environment map's classes too
+        LoggerWarmup.startFor("ADD"); // its class and the logger backend's, as Main starts them
+        // three JDK classes a real call loads (in the logger lookup) that the training's own run does not reach:
+        // from the modules file, each costs every call a lookup and a parse
+        new HashMap<String, String>().values().iterator();
+        java.util.Arrays.spliterator(new Object[0]);
         Path dir = Path.of(System.getProperty("java.io.tmpdir"), "flannel-cds-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
         Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         try {

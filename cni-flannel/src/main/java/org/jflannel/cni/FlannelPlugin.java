@@ -176,10 +176,8 @@ public final class FlannelPlugin {
             return;
         }
         try {
-            Path own = Path.of("/proc/self/ns/net");
-            Path target = Path.of(inv.netns);
-            if (Files.getAttribute(own, "unix:ino").equals(Files.getAttribute(target, "unix:ino"))
-                && Files.getAttribute(own, "unix:dev").equals(Files.getAttribute(target, "unix:dev"))) {
+            // device and inode of both (stat), as skel compares them; no attribute-view maps
+            if (Files.isSameFile(Path.of("/proc/self/ns/net"), Path.of(inv.netns))) {
                 throw new CniException(CniException.INVALID_NETNS, "plugin's netns and netns from CNI_NETNS should not be the same");
             }
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {

@@ -148,8 +148,8 @@ class ImageIT {
         System.out.printf("image: %.1f MiB compressed, %.1f MiB unpacked%n", archive / (double) mib, unpacked / (double) mib);
         // zstd layers have their budget, a gzip build (-Dimage.compression=gzip) its own
         String key = "gzip".equals(System.getProperty("jflannel.image.compression", "zstd")) ? "compressed.gzip.mib" : "compressed.mib";
-        assertThat(archive).as("compressed archive, bytes").isLessThanOrEqualTo(Long.parseLong(budget.getProperty(key)) * mib);
-        assertThat(unpacked).as("unpacked root filesystem, bytes").isLessThanOrEqualTo(Long.parseLong(budget.getProperty("unpacked.mib")) * mib);
+        assertThat(archive).as("compressed archive, bytes").isLessThanOrEqualTo((long) (Double.parseDouble(budget.getProperty(key)) * mib));
+        assertThat(unpacked).as("unpacked root filesystem, bytes").isLessThanOrEqualTo((long) (Double.parseDouble(budget.getProperty("unpacked.mib")) * mib));
     }
 
     /**
