@@ -96,11 +96,12 @@ class DaemonSetOnFakeHostsIT {
                 exactlyTheManifestsCapabilities(cluster, n);
             }
             if (netConf.path("Backend").path("Type").asText().equals("udp")) {
-                // the overlay grants no BPF capability: the kernel datapath (asked for by default) is refused, once,
-                // and the packet threads carry everything
+                // the overlay grants BPF: the kernel datapath's default mode attaches (tc encapsulates, the packet
+                // threads decapsulate)
                 for (DaemonSetCluster.Node n : cluster.nodes()) {
                     assertThat(n.daemon().logTail(400)).as("udp network on %s", n.name())
-                            .contains("udp network registered").contains("kernel=false").doesNotContain("udp kernel datapath attached");
+                            .contains("udp network registered").contains("kernel=encap")
+                            .containsPattern("udp kernel datapath attached .*mode=ENCAP");
                 }
             }
 
