@@ -112,7 +112,8 @@ class DaemonSetOnFakeHostsIT {
             if (netConf.path("Backend").path("Type").asText().equals("wireguard")) {
                 for (DaemonSetCluster.Node n : cluster.nodes()) { // the userspace WireGuard with its batching, sessions up to its peers once pods talked
                     assertThat(n.daemon().logTail(400)).as("wireguard network on %s", n.name())
-                            .contains("wireguard network registered").contains("mode=userspace").contains("offload=true")
+                            .contains("wireguard network registered").contains("dataplane=userspace").contains("offload=true")
+                            .contains("wireguard aead path=jdk-intrinsics") // the image's runtime and the jar's opens
                             .contains("wireguard session up");
                 }
             }
