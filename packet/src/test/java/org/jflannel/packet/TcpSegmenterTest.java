@@ -144,42 +144,12 @@ class TcpSegmenterTest {
 
     /** IPv6 (fd00:10:244:1::2 -> fd00:10:244:2::3, flow label 0x12345) + TCP as {@link #superPacket}. */
     static ByteBuffer superPacket6(int payload, int flags) {
-        ByteBuffer p = ByteBuffer.allocateDirect(40 + 32 + payload);
-        p.putInt(0, 0x6001_2345);
-        p.putShort(4, (short) Math.min(32 + payload, 0xffff));
-        p.put(6, (byte) 6);
-        p.put(7, (byte) 64);
-        p.putLong(8, 0xfd00_0010_0244_0001L).putLong(16, 2).putLong(24, 0xfd00_0010_0244_0002L).putLong(32, 3);
-        p.putShort(40, (short) 40000);
-        p.putShort(42, (short) 5201);
-        p.putInt(44, 1000);
-        p.putInt(48, 77);
-        p.put(52, (byte) (8 << 4));
-        p.put(53, (byte) flags);
-        p.putShort(54, (short) 501);
-        for (int i = 0; i < 12; i++) {
-            p.put(60 + i, (byte) (i < 2 ? 1 : 8));
-        }
-        for (int i = 0; i < payload; i++) {
-            p.put(72 + i, (byte) (i * 7));
-        }
-        return p;
+        return Tcp6Packets.segment(0x6001_2345, 64, 1000, 77, flags, payload, i -> i * 7);
     }
 
     /** RFC 8200's pseudo-header (addresses, 32-bit length, next header 6) + the TCP segment sums to 0xffff (independent). */
     static boolean tcp6ChecksumVerifies(ByteBuffer seg) {
-        int tcpLength = seg.limit() - 40;
-        byte[] b = new byte[40 + tcpLength];
-        for (int i = 0; i < 32; i++) {
-            b[i] = seg.get(8 + i);
-        }
-        b[34] = (byte) (tcpLength >>> 8);
-        b[35] = (byte) tcpLength;
-        b[39] = 6;
-        for (int i = 0; i < tcpLength; i++) {
-            b[40 + i] = seg.get(40 + i);
-        }
-        return Packets.onesSum(b) == 0xffff;
+        return Tcp6Packets.onesSumTcp6(seg) == 0xffff;
     }
 
     /** The segments planned by {@link TcpSegmenter#plan}, gathered back to back into {@code out} (limit: their end). */

@@ -156,7 +156,7 @@ class TrainCoalescerTest {
             assertThat(p.get(72 + i)).as("payload byte %d", i).isEqualTo((byte) (5000 + i));
         }
         // NEEDS_CSUM: the field holds the IPv6 pseudo-header's sum for the merged length, as the kernel wants
-        assertThat(fold16(Tcp6Sums.pseudoSum6(p))).isEqualTo(p.getShort(40 + 16) & 0xffff);
+        assertThat(fold16(Tcp6Packets.pseudoSum6(p))).isEqualTo(p.getShort(40 + 16) & 0xffff);
         assertThat(summary().stream().filter(x -> x.startsWith("seq=1000"))).containsExactly("seq=1000 segs=2");
     }
 
@@ -172,26 +172,8 @@ class TrainCoalescerTest {
 
     /** A TCP/IPv6 segment fd00:10:244:1::2 -> fd00:10:244:2::3, ports 40000 -> 5201, 12 option bytes, payload (seq + i), checksum sealed. */
     private static ByteBuffer tcp6(int seq, int flags, int payload, int hopLimit) {
-        ByteBuffer p = ByteBuffer.allocateDirect(40 + 32 + payload);
-        p.putInt(0, 0x6000_0000);
-        p.putShort(4, (short) (32 + payload));
-        p.put(6, (byte) 6);
-        p.put(7, (byte) hopLimit);
-        p.putLong(8, 0xfd00_0010_0244_0001L).putLong(16, 2).putLong(24, 0xfd00_0010_0244_0002L).putLong(32, 3);
-        p.putShort(40, (short) 40000);
-        p.putShort(42, (short) 5201);
-        p.putInt(44, seq);
-        p.putInt(48, 1);
-        p.put(52, (byte) (8 << 4));
-        p.put(53, (byte) flags);
-        p.putShort(54, (short) 501);
-        for (int i = 0; i < 12; i++) {
-            p.put(60 + i, (byte) (i < 2 ? 1 : 8));
-        }
-        for (int i = 0; i < payload; i++) {
-            p.put(72 + i, (byte) (seq + i));
-        }
-        p.putShort(40 + 16, (short) ~Tcp6Sums.onesSumTcp6(p));
+        ByteBuffer p = Tcp6Packets.segment(0x6000_0000, hopLimit, seq, 1, flags, payload, i -> seq + i);
+        p.putShort(40 + 16, (short) ~Tcp6Packets.onesSumTcp6(p));
         return p;
     }
 
