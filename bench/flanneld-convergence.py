@@ -5,7 +5,8 @@
 #   env GROW=2000 GROW_AT=2000   leases added while flanneld runs, after the start at N=GROW_AT (GROW=0: skip)
 #   env RUNS=1      repetitions per N
 #   env FLANNELD_JAVA_OPTS=...  passed on to bin/flanneld
-#   env LATE_S=70   diagnostic: RSS and thread count again LATE_S seconds after the first sample
+#   env LATE_S=70   diagnostic: RSS, thread count and the CPU seconds spent idling (reconciles, probes) LATE_S seconds
+#                   after the first sample
 #   env THREADS=1   the daemon's CPU seconds per thread (grouped by name) at convergence: where the cold path's CPU went
 #   env DIAG=1      heap, class histogram and (with -XX:NativeMemoryTracking=summary) NMT after convergence
 #   env VARIANTS="JFLANNEL_ROUTE_NEXTHOPS=0;JFLANNEL_ROUTE_NEXTHOPS=1"   A/B in one invocation: each run starts the
@@ -317,10 +318,12 @@ def one_run(n, run):
           "rss_mb_at_converged=%.1f rss_mb_5s_later=%.1f cpu_s_at_converged=%.2f load1=%s%s"
           % (n, run, conv, env_s, snapshot_line(tag), c[0], c[1], c[2], rss_now, rss, cpu_now, load(), variant_tag()),
           flush=True)
-    if os.environ.get("LATE_S") and p.poll() is None:  # diagnostic: RSS and threads again after idling
+    if os.environ.get("LATE_S") and p.poll() is None:  # diagnostic: RSS, threads and CPU again after idling
+        cpu_late0 = cpu_s(jp)
         time.sleep(float(os.environ["LATE_S"]))
-        print("late mode=etcd leases=%d after_converged_s=%.0f rss_mb=%.1f threads=%d"
-              % (n, time.time() - (t_done or t0), rss_mb(jp), len(os.listdir("/proc/%d/task" % jp))), flush=True)
+        print("late mode=etcd leases=%d after_converged_s=%.0f rss_mb=%.1f threads=%d idle_cpu_s=%.2f (over the last %s s)%s"
+              % (n, time.time() - (t_done or t0), rss_mb(jp), len(os.listdir("/proc/%d/task" % jp)),
+                 cpu_s(jp) - cpu_late0, os.environ["LATE_S"], variant_tag()), flush=True)
     if GROW and n == GROW_AT and t_done and run == 1:
         grow(p, jp, n)
     rc = stop(p)
