@@ -15,91 +15,64 @@ final class NlAttrs {
     private static final int TYPE_MASK = 0x3fff; // strips NLA_F_NESTED and NLA_F_NET_BYTEORDER
 
     private final ByteBuffer buf;
-    /**
-     * Per type up to the highest one present: {@code [2t]} the payload's offset + 1 (0: absent), {@code [2t+1]} its
-     * length. Sized to the message (Ours, issue 23): two arrays of 128 types per message were ~1 KB of garbage for
-     * each of the 30,000–40,000 messages a dump of 10,000 peers' entries decodes, which with the daemon's 2 MB
-     * young generation pushed dumps' results into the old generation (full collections).
-     */
-    private final int[] slots;
+    private final int[] offset = new int[MAX_TYPE + 1];
+    private final int[] length = new int[MAX_TYPE + 1];
 
-    private NlAttrs(ByteBuffer buf, int[] slots) {
+    private NlAttrs(ByteBuffer buf) {
         this.buf = buf;
-        this.slots = slots;
     }
 
     /** Indexes the attributes in {@code [from, to)} of {@code buf} (host byte order). */
     static NlAttrs parse(ByteBuffer buf, int from, int to) {
-        ByteBuffer b = buf.duplicate().order(ByteOrder.nativeOrder());
-        int max = -1;
-        for (int at = from; at + 4 <= to; ) { // first walk: the highest type, to size the index
-            int len = b.getShort(at) & 0xffff;
-            int type = b.getShort(at + 2) & TYPE_MASK;
-            if (len < 4 || at + len > to) {
-                break;
-            }
-            if (type <= MAX_TYPE && type > max) {
-                max = type;
-            }
-            at += (len + 3) & ~3;
-        }
-        int[] slots = new int[2 * (max + 1)];
-        for (int at = from; at + 4 <= to; ) {
-            int len = b.getShort(at) & 0xffff;
-            int type = b.getShort(at + 2) & TYPE_MASK;
+        NlAttrs a = new NlAttrs(buf.duplicate().order(ByteOrder.nativeOrder()));
+        java.util.Arrays.fill(a.offset, -1);
+        int at = from;
+        while (at + 4 <= to) {
+            int len = a.buf.getShort(at) & 0xffff;
+            int type = a.buf.getShort(at + 2) & TYPE_MASK;
             if (len < 4 || at + len > to) {
                 break;
             }
             if (type <= MAX_TYPE) {
-                slots[2 * type] = at + 4 + 1;
-                slots[2 * type + 1] = len - 4;
+                a.offset[type] = at + 4;
+                a.length[type] = len - 4;
             }
             at += (len + 3) & ~3;
         }
-        return new NlAttrs(b, slots);
+        return a;
     }
 
     boolean has(int type) {
-        return type >= 0 && 2 * type < slots.length && slots[2 * type] != 0;
-    }
-
-    /** The payload's offset; only after {@link #has}. */
-    private int at(int type) {
-        return slots[2 * type] - 1;
-    }
-
-    /** The payload's length; only after {@link #has}. */
-    private int len(int type) {
-        return slots[2 * type + 1];
+        return type <= MAX_TYPE && offset[type] >= 0;
     }
 
     int length(int type) {
-        return has(type) ? len(type) : -1;
+        return has(type) ? length[type] : -1;
     }
 
     int u8(int type, int dflt) {
-        return has(type) && len(type) >= 1 ? buf.get(at(type)) & 0xff : dflt;
+        return has(type) && length[type] >= 1 ? buf.get(offset[type]) & 0xff : dflt;
     }
 
     int u16(int type, int dflt) {
-        return has(type) && len(type) >= 2 ? buf.getShort(at(type)) & 0xffff : dflt;
+        return has(type) && length[type] >= 2 ? buf.getShort(offset[type]) & 0xffff : dflt;
     }
 
     int be16(int type, int dflt) {
-        return has(type) && len(type) >= 2
-                ? ((buf.get(at(type)) & 0xff) << 8) | (buf.get(at(type) + 1) & 0xff) : dflt;
+        return has(type) && length[type] >= 2
+                ? ((buf.get(offset[type]) & 0xff) << 8) | (buf.get(offset[type] + 1) & 0xff) : dflt;
     }
 
     int u32(int type, int dflt) {
-        return has(type) && len(type) >= 4 ? buf.getInt(at(type)) : dflt;
+        return has(type) && length[type] >= 4 ? buf.getInt(offset[type]) : dflt;
     }
 
     byte[] bytes(int type) {
         if (!has(type)) {
             return null;
         }
-        byte[] b = new byte[len(type)];
-        buf.get(at(type), b);
+        byte[] b = new byte[length[type]];
+        buf.get(offset[type], b);
         return b;
     }
 
@@ -132,11 +105,11 @@ final class NlAttrs {
         if (!has(type)) {
             return null;
         }
-        return parse(buf, at(type), at(type) + len(type));
+        return parse(buf, offset[type], offset[type] + length[type]);
     }
 
     /** Offset of the payload of {@code type} (for nests that start with a struct, like VETH_INFO_PEER). */
     int offset(int type) {
-        return has(type) ? at(type) : -1;
+        return has(type) ? offset[type] : -1;
     }
 }
