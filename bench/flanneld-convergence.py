@@ -5,12 +5,15 @@
 #   env GROW=2000 GROW_AT=2000   leases added while flanneld runs, after the start at N=GROW_AT (GROW=0: skip)
 #   env RUNS=1      repetitions per N
 #   env FLANNELD_JAVA_OPTS=...  passed on to bin/flanneld
-#   env LATE_S=70   diagnostic: RSS and thread count again LATE_S seconds after the first sample
+#   env LATE_S=70   diagnostic: RSS, thread count and the CPU seconds spent idling (reconciles, probes) LATE_S seconds
+#                   after the first sample
+#   env THREADS=1   the daemon's CPU seconds per thread (grouped by name) at convergence: where the cold path's CPU went
 #   env DIAG=1      heap, class histogram and (with -XX:NativeMemoryTracking=summary) NMT after convergence
 #   env VARIANTS="JFLANNEL_ROUTE_NEXTHOPS=0;JFLANNEL_ROUTE_NEXTHOPS=1"   A/B in one invocation: each run starts the
 #                   daemon once per variant (its VAR=VALUE pairs, space-separated, added to the daemon's environment),
 #                   the order rotating every run; result lines carry variant=...; FLANNELD_BIN=PATH in a variant runs
-#                   that launcher instead of bin/flanneld (e.g. a copy of another build's bin/ and flanneld/target/)
+#                   that launcher instead of bin/flanneld (e.g. a copy of another build's bin/ and flanneld/target/);
+#                   "|" in a value stands for a space (FLANNELD_JAVA_OPTS=-XX:MinHeapFreeRatio=20|-XX:MaxHeapFreeRatio=40)
 #
 # Convergence of the real daemon (bin/flanneld, etcd mode, VXLAN) in a throwaway network namespace:
 # N leases written upstream's way into a real etcd (each key under its own 24 h etcd lease, upstream's
@@ -42,7 +45,7 @@ def variant_env():
     env.pop("VARIANTS", None)
     for kv in variant.split():
         k, _, v = kv.partition("=")
-        env[k] = v
+        env[k] = v.replace("|", " ")  # FLANNELD_JAVA_OPTS=-Xa|-Xb: several options in one variant
     return env
 
 
@@ -192,6 +195,20 @@ def cpu_s(pid):
         return 0.0
 
 
+def thread_cpu(pid):
+    """CPU seconds per thread name (numbered names grouped) so far, largest first: one line."""
+    groups = {}
+    for t in os.listdir("/proc/%d/task" % pid):
+        try:
+            name = open("/proc/%d/task/%s/comm" % (pid, t)).read().strip()
+            f = open("/proc/%d/task/%s/stat" % (pid, t)).read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        k = re.sub(r"[-#]?[0-9]+$", "", name)
+        groups[k] = groups.get(k, 0) + (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+    return "thread_cpu_s " + " ".join("%s=%.2f" % kv for kv in sorted(groups.items(), key=lambda kv: -kv[1]) if kv[1] > 0)
+
+
 def rss_mb(pid):
     for line in open("/proc/%d/status" % pid):
         if line.startswith("VmRSS:"):
@@ -278,6 +295,8 @@ def one_run(n, run):
     jp = java_pid(p)
     cpu_now = cpu_s(jp) if p.poll() is None else 0
     rss_now = rss_mb(jp) if p.poll() is None else 0
+    if os.environ.get("THREADS") and p.poll() is None:
+        print(thread_cpu(jp) + variant_tag(), flush=True)
     time.sleep(5)
     rss = rss_mb(jp) if p.poll() is None else 0
     if os.environ.get("DIAG") and p.poll() is None:
@@ -299,10 +318,12 @@ def one_run(n, run):
           "rss_mb_at_converged=%.1f rss_mb_5s_later=%.1f cpu_s_at_converged=%.2f load1=%s%s"
           % (n, run, conv, env_s, snapshot_line(tag), c[0], c[1], c[2], rss_now, rss, cpu_now, load(), variant_tag()),
           flush=True)
-    if os.environ.get("LATE_S") and p.poll() is None:  # diagnostic: RSS and threads again after idling
+    if os.environ.get("LATE_S") and p.poll() is None:  # diagnostic: RSS, threads and CPU again after idling
+        cpu_late0 = cpu_s(jp)
         time.sleep(float(os.environ["LATE_S"]))
-        print("late mode=etcd leases=%d after_converged_s=%.0f rss_mb=%.1f threads=%d"
-              % (n, time.time() - (t_done or t0), rss_mb(jp), len(os.listdir("/proc/%d/task" % jp))), flush=True)
+        print("late mode=etcd leases=%d after_converged_s=%.0f rss_mb=%.1f threads=%d idle_cpu_s=%.2f (over the last %s s)%s"
+              % (n, time.time() - (t_done or t0), rss_mb(jp), len(os.listdir("/proc/%d/task" % jp)),
+                 cpu_s(jp) - cpu_late0, os.environ["LATE_S"], variant_tag()), flush=True)
     if GROW and n == GROW_AT and t_done and run == 1:
         grow(p, jp, n)
     rc = stop(p)

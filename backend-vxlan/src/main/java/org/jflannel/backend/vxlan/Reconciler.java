@@ -41,6 +41,11 @@ final class Reconciler {
         int idx = dev.index();
         KernelDiff diff = KernelDiff.of(desired, nl.neighbours(idx), nl.fdb(idx), nl.routesOf(idx), nl.nexthops(idx),
                 withStrays);
+        fromDiff(dev, diff, missing, strays);
+    }
+
+    /** The missing entries and the strays of {@code diff} (of a dump of {@code dev}), as {@link #device} hands them on. */
+    void fromDiff(VtepDevice dev, KernelDiff diff, List<ReadBack.Missing<PeerEntries>> missing, List<Runnable> strays) {
         for (var n : diff.strayNeighbours()) {
             strays.add(() -> {
                 LOG.info("stray neighbour removed dev={} ip={} mac={}", dev.name(), n.ip().getHostAddress(), n.mac());

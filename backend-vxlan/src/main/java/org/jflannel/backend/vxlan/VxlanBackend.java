@@ -81,12 +81,10 @@ public final class VxlanBackend implements Backend {
         }
         LOG.info("VXLAN config: VNI={} Port={} GBP={} Learning={} DirectRouting={}",
                 cfg.vni(), cfg.port(), cfg.gbp(), cfg.learning(), cfg.directRouting());
-        if (settings.routeNexthops()) {
-            LOG.info("vxlan routes through nexthop objects routeNexthops=true");
-        }
         int mtu = (cfg.mtu() > 0 ? cfg.mtu() : ext.mtu()) - ENCAP_OVERHEAD;
         RtNetlink nl = RtNetlink.open();
         try {
+            boolean nexthops = settings.routeNexthops() && nexthopsSupported(nl);
             VtepDevice v4 = null;
             VtepDevice v6 = null;
             if (conf.enableIPv4()) {
@@ -111,7 +109,7 @@ public final class VxlanBackend implements Backend {
                 v6.checkMac(v6.mac());
             }
             VxlanNetwork network = new VxlanNetwork(lease, mtu, nl, v4, v6, cfg.directRouting(),
-                    settings.routeNexthops(), Retry.upstream(settings.sleeper()), new VxlanCounters());
+                    nexthops, Retry.upstream(settings.sleeper()), new VxlanCounters());
             network.startHealing(leaseEvents, settings);
             LOG.info("vxlan network registered lease={} mtu={}", lease.key(), mtu);
             return network;
@@ -119,6 +117,16 @@ public final class VxlanBackend implements Backend {
             nl.close();
             throw e;
         }
+    }
+
+    /** Ours (issue 23): the default, unless the kernel predates nexthop objects (5.3): plain routes then, as upstream's. */
+    private static boolean nexthopsSupported(RtNetlink nl) throws IOException {
+        if (nl.nexthopsSupported()) {
+            LOG.info("vxlan routes through nexthop objects routeNexthops=true");
+            return true;
+        }
+        LOG.warn("vxlan routes plain: the kernel has no nexthop objects (5.3 and later) routeNexthops=false");
+        return false;
     }
 
     private VxlanSpec spec(String name, BackendConfig.Vxlan cfg, InetAddress local, int mtu, MacAddress stored) {

@@ -5,7 +5,9 @@ import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.jflannel.backend.vxlan.VxlanCounters.ErrorKind;
 import org.jflannel.core.Lease;
@@ -37,6 +39,17 @@ final class VxlanKernel implements PeerKernel<PeerEntries> {
     private final BulkWriter bulk;
     private final Reconciler reconciler;
     private final VxlanCounters counters;
+    /**
+     * The first batch's comparison with the kernel (per device index, strays included) and the peers whose write then
+     * failed: the read-back of the reconcile that follows that batch at once ({@link #readBack}) uses it instead of
+     * dumping the same tables again. Null when there is none, or once used; lease-events thread only.
+     */
+    private Primed primed;
+    /** Set when a second first-batch write came: the first one's comparison no longer covers all that was written. */
+    private boolean primedSpoilt;
+
+    private record Primed(Map<Integer, KernelDiff> diffs, Set<PeerEntries> failed) {}
+
     /** Names and indices of our devices as last seen, for the netlink watcher's thread. */
     private volatile List<String> names = List.of();
     private volatile int[] indices = new int[0];
@@ -90,13 +103,15 @@ final class VxlanKernel implements PeerKernel<PeerEntries> {
                 failed.add(e);
             }
         }
-        if (how.first()) {
-            skipPresent(pipelined);
-        }
+        Map<Integer, KernelDiff> diffs = how.first() ? skipPresent(pipelined) : Map.of();
         for (PeerEntries.Encapsulated e : pipelined.isEmpty() ? List.<PeerEntries.Encapsulated>of() : bulk.program(pipelined)) {
             if (!writer.program(subject(e), e)) {
                 failed.add(e);
             }
+        }
+        if (how.first()) {
+            primedSpoilt |= primed != null;
+            primed = diffs.isEmpty() || primedSpoilt ? null : new Primed(diffs, new HashSet<>(failed));
         }
         return failed;
     }
@@ -106,11 +121,13 @@ final class VxlanKernel implements PeerKernel<PeerEntries> {
      * in the kernel as wanted (one dump per table and device). After a restart the kernel still holds every
      * peer (§9.4), and re-writing 10,000 routes through the kernel's route insertion (quadratic on one device,
      * docs/benchmarks.md) took seconds for no change; on a fresh device the dumps are empty and cost nothing.
-     * A failed dump keeps every entry (the write is idempotent).
+     * A failed dump keeps every entry (the write is idempotent). Returns the comparisons per device index, strays
+     * included (the first batch is the complete lease list), for the read-back that follows the batch.
      */
-    private void skipPresent(List<PeerEntries.Encapsulated> entries) {
+    private Map<Integer, KernelDiff> skipPresent(List<PeerEntries.Encapsulated> entries) {
+        Map<Integer, KernelDiff> diffs = new HashMap<>();
         if (entries.isEmpty()) {
-            return;
+            return diffs;
         }
         int before = entries.size();
         for (VtepDevice dev : devicesPresent()) {
@@ -121,9 +138,10 @@ final class VxlanKernel implements PeerKernel<PeerEntries> {
             }
             try {
                 Set<PeerEntries> wrong = new HashSet<>();
-                KernelDiff.of(mine, nl.neighbours(idx), nl.fdb(idx), nl.routesOf(idx), nl.nexthops(idx), false).missing()
-                        .forEach(m -> wrong.add(m.entries()));
+                KernelDiff diff = KernelDiff.of(mine, nl.neighbours(idx), nl.fdb(idx), nl.routesOf(idx), nl.nexthops(idx), true);
+                diff.missing().forEach(m -> wrong.add(m.entries()));
                 entries.removeIf(e -> e.neighbour().linkIndex() == idx && !wrong.contains(e));
+                diffs.put(idx, diff);
             } catch (IOException e) {
                 LOG.warn("kernel entries not read, writing all device={} error={}", dev.name(), e.getMessage());
             }
@@ -131,6 +149,22 @@ final class VxlanKernel implements PeerKernel<PeerEntries> {
         if (entries.size() < before) {
             LOG.info("peers already programmed, not written again peers={} toWrite={}", before - entries.size(), entries.size());
         }
+        return diffs;
+    }
+
+    /** The first batch's comparison as the kernel should be after its write: only failed peers missing, taken-over FDB strays gone. */
+    private static KernelDiff afterWrite(KernelDiff before, Set<PeerEntries> failed) {
+        Set<org.jflannel.core.MacAddress> written = new HashSet<>();
+        List<KernelDiff.Missing> still = new ArrayList<>();
+        for (KernelDiff.Missing m : before.missing()) {
+            if (failed.contains(m.entries())) {
+                still.add(m);
+            } else if (m.entries() instanceof PeerEntries.Encapsulated e) {
+                written.add(e.fdb().mac());
+            }
+        }
+        List<org.jflannel.linuxnet.netlink.FdbEntry> fdb = before.strayFdb().stream().filter(f -> !written.contains(f.mac())).toList();
+        return new KernelDiff(still, before.strayNeighbours(), fdb, before.strayRoutes(), before.strayNexthops());
     }
 
     @Override
@@ -156,6 +190,7 @@ final class VxlanKernel implements PeerKernel<PeerEntries> {
             for (VtepDevice dev : devicesPresent()) {
                 try {
                     if (!dev.healthy()) {
+                        primed = null; // a new device: nothing of the first batch's comparison holds
                         dev.recreate();
                         counters.recreated();
                         recreated = true;
@@ -172,15 +207,28 @@ final class VxlanKernel implements PeerKernel<PeerEntries> {
         return recreated ? Devices.RENEWED : Devices.READY;
     }
 
-    /** Per device: its own state put right, then its neighbours, FDB and routes; then the direct routes. */
+    /**
+     * Per device: its own state put right, then its neighbours, FDB and routes; then the direct routes. Right after the
+     * first batch (ours, issue 23) a device's tables are not dumped again: the batch compared them a moment before
+     * and wrote what differed, so what is missing now is what it failed to write, and the strays are those it found
+     * (less FDB entries of a MAC it wrote, which its replace took over). At 10,000 peers that is four dumps and a
+     * comparison less on a restart's critical path; the periodic and event-driven passes dump as always.
+     */
     @Override
     public ReadBack<PeerEntries> readBack(Collection<PeerEntries> desired, boolean withStrays) throws IOException {
         List<ReadBack.Missing<PeerEntries>> missing = new ArrayList<>();
         List<Runnable> strays = new ArrayList<>();
         int fixed = 0;
+        Primed p = primed;
+        primed = null;
         for (VtepDevice dev : devicesPresent()) {
             fixed += dev.repairState();
-            reconciler.device(dev, desired, withStrays, missing, strays);
+            KernelDiff diff = p != null && withStrays ? p.diffs().get(dev.index()) : null;
+            if (diff == null) {
+                reconciler.device(dev, desired, withStrays, missing, strays);
+            } else {
+                reconciler.fromDiff(dev, afterWrite(diff, p.failed()), missing, strays);
+            }
         }
         reconciler.direct(desired, missing);
         return new ReadBack<>(missing, strays, fixed);

@@ -16,7 +16,8 @@ import org.jflannel.core.peers.HealTiming;
  * @param debounce           delay between a netlink change on our device and the reconcile it triggers
  * @param recreateMin        first back-off after a failed device re-creation (1 s)
  * @param recreateMax        back-off cap (30 s)
- * @param routeNexthops      Ours: IPv4 peer routes through nexthop objects ({@code JFLANNEL_ROUTE_NEXTHOPS})
+ * @param routeNexthops      Ours: IPv4 peer routes through nexthop objects ({@code JFLANNEL_ROUTE_NEXTHOPS}); on by
+ *                           default since session 9 (issue 23), where the kernel has them
  */
 public record VxlanSettings(Sleeper sleeper, Duration reconcileInterval, Duration debounce,
                             Duration recreateMin, Duration recreateMax, boolean routeNexthops) {
@@ -26,7 +27,7 @@ public record VxlanSettings(Sleeper sleeper, Duration reconcileInterval, Duratio
 
     public VxlanSettings(Sleeper sleeper, Duration reconcileInterval, Duration debounce, Duration recreateMin,
                          Duration recreateMax) {
-        this(sleeper, reconcileInterval, debounce, recreateMin, recreateMax, false);
+        this(sleeper, reconcileInterval, debounce, recreateMin, recreateMax, true);
     }
 
     public VxlanSettings {

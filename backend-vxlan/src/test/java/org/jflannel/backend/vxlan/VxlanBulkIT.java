@@ -135,6 +135,47 @@ class VxlanBulkIT {
         }
     }
 
+    /**
+     * A restart after peers went away and one changed its MAC while we were down: the pass right after the first batch
+     * (which reuses that batch's comparison with the kernel instead of dumping again) removes the gone peers' entries
+     * and the changed peer's old FDB entry, and leaves the kernel as a fresh read-back would want it.
+     */
+    @Test
+    void aRestartAfterPeersLeftAndOneChangedRemovesWhatNoLeaseWantsInItsFirstPass() throws Exception {
+        int peers = 300;
+        int gone = 10;
+        try (Node node = Node.withUnderlay("vxs", VxlanPeersIT.ADDR)) {
+            var ext = node.underlay("ul0", VxlanPeersIT.ADDR);
+            node.register("", "10.244.1.0/24", ext, null);
+            List<LeaseEvent> batch = new ArrayList<>();
+            for (int i = 0; i < peers; i++) {
+                batch.add(LeaseEvent.added(peer(i, "0e:00:00:00:%02x:%02x")));
+            }
+            node.apply(batch.toArray(LeaseEvent[]::new));
+            assertThat(counts(node)).containsExactly(peers, peers, peers);
+            node.onLeaseEvents(() -> {
+                node.network.close(); // as a SIGKILL leaves it
+                return null;
+            });
+
+            List<LeaseEvent> after = new ArrayList<>(batch.subList(gone, peers));
+            after.set(0, LeaseEvent.added(peer(gone, "0e:00:00:01:%02x:%02x"))); // peer 10's VTEP got a new MAC
+            node.register("", "10.244.1.0/24", ext, null);
+            node.apply(after.toArray(LeaseEvent[]::new));
+
+            assertThat(counts(node)).containsExactly(peers - gone, peers - gone, peers - gone);
+            assertThat(node.bridge("fdb", "show", "dev", "flannel.1")).contains("0e:00:00:01:00:0a")
+                    .doesNotContain("0e:00:00:00:00:0a").doesNotContain("0e:00:00:00:00:09");
+            assertThat(node.ip("neigh", "show", "10.100.10.0", "dev", "flannel.1")).contains("0e:00:00:01:00:0a");
+            assertThat(node.ip("route", "show", "10.100.9.0/24")).isBlank();
+            assertThat(node.network.counters().entriesProgrammed()).as("only the changed peer written").isEqualTo(3L);
+            node.reconcile(); // a pass that dumps: nothing left to repair or remove
+            assertThat(counts(node)).containsExactly(peers - gone, peers - gone, peers - gone);
+            assertThat(node.bridge("fdb", "show", "dev", "flannel.1").lines().filter(l -> l.contains(" dst ")))
+                    .hasSize(peers - gone);
+        }
+    }
+
     /** {@code ip monitor all} prefixes each line with its kind: {@code [ROUTE]Deleted 10.100.0.0/24 ...}. */
     private static boolean isDeletion(String monitorLine) {
         return monitorLine.replaceFirst("^\\[[A-Z]+\\]", "").startsWith("Deleted");

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Ours (issue 23, {@code JFLANNEL_ROUTE_NEXTHOPS}): IPv4 peer routes through nexthop objects on the real kernel —
+ * Ours (issue 23, {@code JFLANNEL_ROUTE_NEXTHOPS}, on by default): IPv4 peer routes through nexthop objects on the real kernel —
  * written in bulk, found again after a restart without a rewrite, removed with their nexthop, and taken over from
  * and handed back to plain routes (upstream flanneld's, which iproute2's {@code ip route replace ... onlink} writes
  * byte for byte, REFERENCE §6.7) without one kernel deletion on the way.
@@ -66,6 +66,7 @@ class VxlanNexthopsIT {
     void takingOverPlainRoutesAndHandingThemBackDeletesNothingAndLeavesNoNexthopBehind() throws Exception {
         try (Node node = Node.withUnderlay("vxt", VxlanPeersIT.ADDR)) {
             var ext = node.underlay("ul0", VxlanPeersIT.ADDR);
+            node.settings = node.settings.withRouteNexthops(false); // JFLANNEL_ROUTE_NEXTHOPS=0
             node.register("", "10.244.1.0/24", ext, null); // plain routes, as upstream flanneld writes them
             LeaseEvent[] batch = peers();
             node.apply(batch);

@@ -58,7 +58,8 @@ final class Backends {
     /**
      * As {@link #create(String, ExternalInterface, SubnetManager, Executor)}, with the VXLAN backend's
      * periodic reconcile every {@code vxlanReconcile} (zero: off; {@code --vxlan-reconcile-interval}) and its
-     * routes through nexthop objects as {@code JFLANNEL_ROUTE_NEXTHOPS} in {@code env} says (Ours; off by default).
+     * routes through nexthop objects as {@code JFLANNEL_ROUTE_NEXTHOPS} in {@code env} says (Ours; on by default, off with
+     * {@code JFLANNEL_ROUTE_NEXTHOPS=0}).
      */
     static Backend create(String type, ExternalInterface ext, SubnetManager subnets, Executor leaseEvents,
                           Duration vxlanReconcile, Map<String, String> env) throws StartupError {

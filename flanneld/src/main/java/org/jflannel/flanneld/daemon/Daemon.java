@@ -9,6 +9,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jflannel.core.Backend;
 import org.jflannel.core.BackendConfig;
@@ -86,6 +87,9 @@ public final class Daemon {
     }
 
     private int start() throws StartupError, InterruptedException {
+        // before the subnet manager's client and the listing allocate: grown as the JDK would until the snapshot
+        Optional<StartupHeap> startupHeap = StartupHeap.ofThisJvm();
+        startupHeap.ifPresent(StartupHeap::generous);
         Path subnetFile = Path.of(o.subnetFile());
         SubnetEnv.Previous previous = SubnetEnv.readPrevious(subnetFile);
         SubnetManager subnets = SubnetManagers.create(o, env, previous, () -> {
@@ -104,7 +108,7 @@ public final class Daemon {
         }
         checkBrNetfilter(conf);
         ExternalInterface ext = externalInterface(conf, subnets);
-        LeaseLoop loop = new LeaseLoop(metrics);
+        LeaseLoop loop = new LeaseLoop(metrics, startupHeap);
         backendType = conf.backend().type();
         Backend backend = Backends.create(backendType, ext, subnets, loop.executor(),
                 Duration.ofSeconds(o.vxlanReconcileInterval()), env);

@@ -3,6 +3,7 @@ package org.jflannel.flanneld.daemon;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -36,6 +37,8 @@ final class LeaseLoop implements AutoCloseable {
         return t;
     });
     private final Metrics metrics;
+    /** The start-up's heap growth, made tight again before the collection after the snapshot; none in tests. */
+    private final Optional<StartupHeap> startupHeap;
     private Subscription subscription;
     private LeaseWatcher watcher;
     private boolean snapshotSeen;
@@ -47,7 +50,12 @@ final class LeaseLoop implements AutoCloseable {
     private record Received(List<LeaseEvent> batch, long nanos) {}
 
     LeaseLoop(Metrics metrics) {
+        this(metrics, Optional.empty());
+    }
+
+    LeaseLoop(Metrics metrics, Optional<StartupHeap> startupHeap) {
         this.metrics = metrics;
+        this.startupHeap = startupHeap;
     }
 
     /** Runs tasks on the lease-events thread; tasks submitted after {@link #close()} are dropped. */
@@ -125,7 +133,8 @@ final class LeaseLoop implements AutoCloseable {
             if (snapshot) {
                 LOG.info("lease snapshot programmed leases={} seconds={}", watcher.leases().size(),
                         String.format("%.3f", (System.nanoTime() - receivedNanos) / 1e9));
-                compactHeap();
+                boolean tightened = startupHeap.map(StartupHeap::tight).orElse(false);
+                compactHeap(tightened);
             }
         } catch (RuntimeException e) {
             metrics.error("apply");
@@ -138,12 +147,13 @@ final class LeaseLoop implements AutoCloseable {
      * listing parsed, the first netlink dumps) is dead by then, and with the launchers' {@code
      * -XX:MaxHeapFreeRatio=10 -XX:-ShrinkHeapInSteps} SerialGC gives the heap it grew for it back at once,
      * where otherwise it keeps it until the old generation fills (-2.8 MB of RSS at 2,000 etcd leases,
-     * docs/benchmarks.md "session 8"). A pause of tens of ms, once.
+     * docs/benchmarks.md "session 8"). A pause of tens of ms, once. The start-up ran with the JDK's growth
+     * ratios ({@link StartupHeap}, issue 23); {@code tightened}: the launcher's were just put back for this one.
      */
-    private static void compactHeap() {
+    private static void compactHeap(boolean tightened) {
         long t0 = System.nanoTime();
         System.gc();
-        LOG.debug("heap compacted after the snapshot ms={}", (System.nanoTime() - t0) / 1_000_000);
+        LOG.debug("heap compacted after the snapshot ms={} ratiosRestored={}", (System.nanoTime() - t0) / 1_000_000, tightened);
     }
 
     /** Stops the subscription, closes {@code network} on this thread (no race with apply), then the thread. */

@@ -54,8 +54,9 @@ class DaemonEtcdIT {
 
                     assertThat(ns.exec("ip", "-d", "link", "show", "flannel.1")).contains("vxlan id 1", "local 192.0.2.10",
                             "dev ext0");
+                    // through a nexthop object by default (ours, issue 23): the id is the gateway as a number
                     assertThat(ns.exec("ip", "route", "show", "10.244.99.0/24"))
-                            .contains("10.244.99.0/24 via 10.244.99.0 dev flannel.1 onlink");
+                            .contains("10.244.99.0/24 nhid 183788288 via 10.244.99.0 dev flannel.1 onlink");
                     assertThat(ns.exec("iptables", "-t", "nat", "-S")).contains("-A POSTROUTING -m comment --comment \"flanneld masq\" -j FLANNEL-POSTRTG");
                     assertThat(ns.exec("iptables", "-t", "filter", "-S")).contains("-A FLANNEL-FWD -s 10.244.0.0/16");
                     assertThat(get(ns, "/metrics")).contains("flanneld_leases 1.0");

@@ -237,6 +237,22 @@ public final class RtNetlink implements AutoCloseable {
         check(channel.execute(), "RTM_NEWNEXTHOP", () -> describe(nh));
     }
 
+    /**
+     * Whether the kernel has nexthop objects (5.3 and later): a dump of them is answered. An older kernel does not
+     * know the request type (EOPNOTSUPP); any other failure is thrown.
+     */
+    public synchronized boolean nexthopsSupported() throws NetlinkException {
+        try {
+            channel.dump(RTM_GETNEXTHOP, w -> NexthopCodec.dump(w, 0), (t, b, o, l) -> null);
+            return true;
+        } catch (NetlinkException e) {
+            if (e.errno() == Errno.EOPNOTSUPP) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
     /** Deletes the nexthop object and with it every route through it; quiet when it is already gone. */
     public synchronized void deleteNexthop(int id) throws NetlinkException {
         NexthopCodec.delete(channel.request(RTM_DELNEXTHOP, ACK), id);
