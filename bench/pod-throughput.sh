@@ -74,9 +74,8 @@ if [ "$BACKEND" = wireguard ]; then
     # the userspace WireGuard seals and opens every packet in the daemon: C2, and a JDK with the
     # ChaCha20-Poly1305 intrinsics (Temurin 25, as the image ships; JDK 17's are ~3.5x slower)
     export FLANNELD_JIT=${FLANNELD_JIT:-c2}
-    # and a 16 MB young generation (manifests/overlays/wireguard): the JDK's AEAD allocates ~2.3 KB per
-    # message, so the launcher's 2 MB one means ~60 young collections a second per Gbit/s (docs/benchmarks.md)
-    export FLANNELD_JAVA_OPTS=${FLANNELD_JAVA_OPTS-"-Xms24m -Xmn16m"}
+    # the launcher's heap as the overlay ships it (the intrinsic AEAD allocates nothing per packet; give
+    # FLANNELD_JAVA_OPTS="-Xms24m -Xmn16m" for a daemon on the Cipher fallback, docs/configuration.md)
     T25=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java
     [ -n "${JAVA:-}" ] || [ ! -x "$T25" ] || export JAVA=$T25
 fi
