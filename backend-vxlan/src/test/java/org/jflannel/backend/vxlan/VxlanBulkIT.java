@@ -92,15 +92,9 @@ class VxlanBulkIT {
     @Test
     void aRestartedNetworkFindsItsPeersProgrammedAndDeletesOrRewritesNothing() throws Exception {
         int peers = 300;
-        try (Node node = Node.withUnderlay("vxr", VxlanPeersIT.ADDR)) {
+        try (Node node = programmed("vxr", peers)) {
             var ext = node.underlay("ul0", VxlanPeersIT.ADDR);
-            node.register("", "10.244.1.0/24", ext, null);
-            List<LeaseEvent> batch = new ArrayList<>();
-            for (int i = 0; i < peers; i++) {
-                batch.add(LeaseEvent.added(peer(i, "0e:00:00:00:%02x:%02x")));
-            }
-            node.apply(batch.toArray(LeaseEvent[]::new));
-            assertThat(counts(node)).containsExactly(peers, peers, peers);
+            List<LeaseEvent> batch = batch(peers);
             node.onLeaseEvents(() -> {
                 node.network.close(); // as a SIGKILL leaves it: the kernel keeps device and entries
                 return null;
@@ -144,15 +138,9 @@ class VxlanBulkIT {
     void aRestartAfterPeersLeftAndOneChangedRemovesWhatNoLeaseWantsInItsFirstPass() throws Exception {
         int peers = 300;
         int gone = 10;
-        try (Node node = Node.withUnderlay("vxs", VxlanPeersIT.ADDR)) {
+        try (Node node = programmed("vxs", peers)) {
             var ext = node.underlay("ul0", VxlanPeersIT.ADDR);
-            node.register("", "10.244.1.0/24", ext, null);
-            List<LeaseEvent> batch = new ArrayList<>();
-            for (int i = 0; i < peers; i++) {
-                batch.add(LeaseEvent.added(peer(i, "0e:00:00:00:%02x:%02x")));
-            }
-            node.apply(batch.toArray(LeaseEvent[]::new));
-            assertThat(counts(node)).containsExactly(peers, peers, peers);
+            List<LeaseEvent> batch = batch(peers);
             node.onLeaseEvents(() -> {
                 node.network.close(); // as a SIGKILL leaves it
                 return null;
@@ -197,5 +185,28 @@ class VxlanBulkIT {
                         (int) nl.routesOf(idx).stream().filter(Route::onlink).count());
             }
         });
+    }
+
+    /** A node with {@code peers} peers applied in one batch, all three entries of each checked in the kernel. */
+    private static Node programmed(String name, int peers) throws Exception {
+        Node node = Node.withUnderlay(name, VxlanPeersIT.ADDR);
+        try {
+            node.register("", "10.244.1.0/24", node.underlay("ul0", VxlanPeersIT.ADDR), null);
+            node.apply(batch(peers).toArray(LeaseEvent[]::new));
+            assertThat(counts(node)).containsExactly(peers, peers, peers);
+            return node;
+        } catch (Exception | AssertionError e) {
+            node.close();
+            throw e;
+        }
+    }
+
+    /** Peers 0 … n-1 added, their VTEPs' MACs 0e:00:00:00:… */
+    private static List<LeaseEvent> batch(int peers) {
+        List<LeaseEvent> batch = new ArrayList<>();
+        for (int i = 0; i < peers; i++) {
+            batch.add(LeaseEvent.added(peer(i, "0e:00:00:00:%02x:%02x")));
+        }
+        return batch;
     }
 }
