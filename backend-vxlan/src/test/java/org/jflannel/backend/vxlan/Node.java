@@ -9,6 +9,7 @@ import org.jflannel.core.ExternalInterface;
 import org.jflannel.core.Ip4Net;
 import org.jflannel.core.MacAddress;
 import org.jflannel.core.NetConf;
+import org.jflannel.testsupport.cluster.Wait;
 import org.jflannel.testsupport.netns.NodeNamespace;
 import org.jflannel.testsupport.backend.FakeSubnets;
 
@@ -18,6 +19,9 @@ import org.jflannel.testsupport.backend.FakeSubnets;
  * {@link #close()} deletes everything, also after a failure.
  */
 final class Node extends NodeNamespace {
+    /** TEST-NET-1 addresses on lo that tell when {@link #deletionsDuring} listens and when it has seen everything. */
+    private static final String MARKER = "192.0.2.99";
+    private static final String LAST_MARKER = "192.0.2.98";
     static final String CONF = "{\"Network\":\"10.244.0.0/16\",\"Backend\":{\"Type\":\"vxlan\"%s}}";
 
     final java.util.List<Duration> slept = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -50,6 +54,43 @@ final class Node extends NodeNamespace {
             throw e;
         }
         return n;
+    }
+
+    /**
+     * Runs {@code work} under {@code ip monitor all} in this namespace and returns the kernel's deletions it reported
+     * meanwhile. A change made before the monitor subscribed is never reported, so a marker address on lo is added and
+     * deleted until the monitor shows its deletion; a second marker added after {@code work} is the last event, so
+     * everything before it is in the log once it shows.
+     */
+    List<String> deletionsDuring(java.util.concurrent.Callable<Void> work) throws Exception {
+        java.nio.file.Path log = java.nio.file.Files.createTempFile(name() + "-monitor", ".log");
+        Process monitor = new ProcessBuilder("ip", "-n", name(), "monitor", "all")
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            Wait.until("ip monitor in " + name() + " reports the marker's deletion", Duration.ofSeconds(20), () -> {
+                ip("addr", "replace", MARKER + "/32", "dev", "lo");
+                ip("addr", "del", MARKER + "/32", "dev", "lo");
+                return monitorLines(log).anyMatch(l -> isDeletion(l) && l.contains(MARKER + "/32"));
+            });
+            work.call();
+            ip("addr", "add", LAST_MARKER + "/32", "dev", "lo");
+            Wait.until("ip monitor in " + name() + " reports the last marker", Duration.ofSeconds(20),
+                    () -> monitorLines(log).anyMatch(l -> l.contains(LAST_MARKER + "/32")));
+            return monitorLines(log).filter(l -> isDeletion(l) && !l.contains(MARKER + " ") && !l.contains(MARKER + "/")).toList();
+        } finally {
+            monitor.destroy();
+            monitor.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+            java.nio.file.Files.deleteIfExists(log);
+        }
+    }
+
+    private static java.util.stream.Stream<String> monitorLines(java.nio.file.Path log) throws IOException {
+        return java.nio.file.Files.readString(log).lines();
+    }
+
+    /** {@code ip monitor all} prefixes each line with its kind: {@code [ROUTE]Deleted 10.100.0.0/24 ...}. */
+    private static boolean isDeletion(String monitorLine) {
+        return monitorLine.replaceFirst("^\\[[A-Z]+\\]", "").startsWith("Deleted");
     }
 
     String bridge(String... args) throws IOException, InterruptedException {

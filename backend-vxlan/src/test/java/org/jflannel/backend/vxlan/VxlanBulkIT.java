@@ -2,9 +2,6 @@ package org.jflannel.backend.vxlan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.jflannel.core.Lease;
@@ -12,7 +9,6 @@ import org.jflannel.core.LeaseEvent;
 import org.jflannel.linuxnet.netlink.Neighbour;
 import org.jflannel.linuxnet.netlink.Route;
 import org.jflannel.linuxnet.netlink.RtNetlink;
-import org.jflannel.testsupport.cluster.Wait;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -100,28 +96,12 @@ class VxlanBulkIT {
                 return null;
             });
 
-            Path log = Files.createTempFile("vxr-monitor", ".log");
-            Process monitor = new ProcessBuilder("ip", "-n", node.name(), "monitor", "all")
-                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-            try {
-                // the monitor is listening once it reports a change we make
-                node.ip("addr", "add", "192.0.2.99/32", "dev", "lo");
-                Wait.until("the monitor reports our marker address", Duration.ofSeconds(20),
-                        () -> Files.readString(log).contains("192.0.2.99"));
-
+            List<String> deleted = node.deletionsDuring(() -> {
                 node.register("", "10.244.1.0/24", ext, null);
                 node.apply(batch.toArray(LeaseEvent[]::new));
                 node.reconcile();
-                node.ip("addr", "del", "192.0.2.99/32", "dev", "lo"); // the last event: everything before it is in the log
-                Wait.until("the monitor reports the marker's removal", Duration.ofSeconds(20),
-                        () -> Files.readString(log).lines().anyMatch(l -> isDeletion(l) && l.contains("192.0.2.99")));
-            } finally {
-                monitor.destroy();
-                monitor.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
-            }
-            List<String> deleted = Files.readAllLines(log).stream()
-                    .filter(l -> isDeletion(l) && !l.contains("192.0.2.99")).toList();
-            Files.deleteIfExists(log);
+                return null;
+            });
             assertThat(deleted).as("kernel deletions during the restart").isEmpty();
             assertThat(counts(node)).containsExactly(peers, peers, peers);
             assertThat(node.network.counters().entriesProgrammed()).as("entries re-written").isZero();
@@ -162,11 +142,6 @@ class VxlanBulkIT {
             assertThat(node.bridge("fdb", "show", "dev", "flannel.1").lines().filter(l -> l.contains(" dst ")))
                     .hasSize(peers - gone);
         }
-    }
-
-    /** {@code ip monitor all} prefixes each line with its kind: {@code [ROUTE]Deleted 10.100.0.0/24 ...}. */
-    private static boolean isDeletion(String monitorLine) {
-        return monitorLine.replaceFirst("^\\[[A-Z]+\\]", "").startsWith("Deleted");
     }
 
     private static Lease peer(int i, String macFormat) {

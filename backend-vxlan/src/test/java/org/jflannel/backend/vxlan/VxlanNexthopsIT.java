@@ -2,18 +2,13 @@ package org.jflannel.backend.vxlan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import org.jflannel.core.Lease;
 import org.jflannel.core.LeaseEvent;
 import org.jflannel.linuxnet.netlink.Neighbour;
 import org.jflannel.linuxnet.netlink.Route;
 import org.jflannel.linuxnet.netlink.RtNetlink;
-import org.jflannel.testsupport.cluster.Wait;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -41,7 +36,7 @@ class VxlanNexthopsIT {
                     .contains("dev flannel.1").contains("onlink");
             assertThat(node.ip("nexthop", "show", "id", "174326016")).contains("via 10.100.1.0 dev flannel.1").contains("onlink");
 
-            List<String> deleted = watchingDeletions(node, () -> {
+            List<String> deleted = node.deletionsDuring(() -> {
                 node.onLeaseEvents(() -> {
                     node.network.close(); // as a SIGKILL leaves it
                     return null;
@@ -72,7 +67,7 @@ class VxlanNexthopsIT {
             node.apply(batch);
             assertThat(counts(node)).containsExactly(PEERS, PEERS, PEERS, 0);
 
-            List<String> deleted = watchingDeletions(node, () -> {
+            List<String> deleted = node.deletionsDuring(() -> {
                 node.onLeaseEvents(() -> {
                     node.network.close();
                     return null;
@@ -126,31 +121,6 @@ class VxlanNexthopsIT {
             batch.add(LeaseEvent.added(peer(i)));
         }
         return batch.toArray(LeaseEvent[]::new);
-    }
-
-    /** Runs {@code work} under {@code ip monitor all} in the node; the kernel's deletions it reported meanwhile. */
-    private static List<String> watchingDeletions(Node node, Callable<Void> work) throws Exception {
-        Path log = Files.createTempFile("vxn-monitor", ".log");
-        Process monitor = new ProcessBuilder("ip", "-n", node.name(), "monitor", "all")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        try {
-            node.ip("addr", "add", "192.0.2.99/32", "dev", "lo");
-            Wait.until("the monitor reports our marker address", Duration.ofSeconds(20),
-                    () -> Files.readString(log).contains("192.0.2.99"));
-            work.call();
-            node.ip("addr", "del", "192.0.2.99/32", "dev", "lo"); // the last event: everything before it is in the log
-            Wait.until("the monitor reports the marker's removal", Duration.ofSeconds(20),
-                    () -> Files.readString(log).lines().anyMatch(l -> isDeletion(l) && l.contains("192.0.2.99")));
-            return Files.readAllLines(log).stream().filter(l -> isDeletion(l) && !l.contains("192.0.2.99")).toList();
-        } finally {
-            monitor.destroy();
-            monitor.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
-            Files.deleteIfExists(log);
-        }
-    }
-
-    private static boolean isDeletion(String monitorLine) {
-        return monitorLine.replaceFirst("^\\[[A-Z]+\\]", "").startsWith("Deleted");
     }
 
     /** Permanent neighbours, FDB entries, onlink routes and routes through a nexthop on flannel.1 (our dumps). */
