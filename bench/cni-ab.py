@@ -7,7 +7,12 @@ changes nothing on the host: it re-executes itself in a private mount namespace 
 
   bench/cni-ab.py DIR N ADDDEL|VERSION LABEL=PLUGIN[|JFLANNEL_JAVA_OPTS] ...
       PLUGIN: a command (split at spaces; /opt/cni/bin/... as seen inside), or `bridge` for Debian's bridge alone
-      given exactly the bytes flannel hands it. Run it under `chrt -f 10` on a busy machine.
+      given exactly the bytes flannel hands it, or `bridge@MS` for the same started MS ms late (a control: a plugin's
+      start delay without its work). Run it under `chrt -f 10` on a busy machine.
+  CNI_AB_PAUSE_MS=200: sleep that long between each ADD and its DEL (default 0, as in sessions 8 and 9). bridge's
+      DEL of an interface created < 1 ms before is 5-10 ms faster than of one a few ms old, so back to back, `bridge`
+      alone (its DEL follows its ADD at once) gets a faster DEL than any plugin that starts slower (session 10:
+      `bridge@25` shows the same DEL excess with no plugin work). On a node, DEL comes at the pod's end.
 e.g. bench/cni-ab.py /tmp/cnibin 40 ADDDEL a=bridge before=/opt/cni/bin/flannel-before after=/opt/cni/bin/flannel \\
          upstream=$PWD/../shared/upstream/flannel
 Needs root, iproute2, util-linux (unshare) and /usr/lib/cni."""
@@ -23,6 +28,7 @@ if os.environ.get('CNI_AB_INSIDE') != '1':
                           d, sys.executable, os.path.abspath(__file__)] + sys.argv[1:])
 
 N = int(sys.argv[2]); MODE = sys.argv[3]
+PAUSE = float(os.environ.get('CNI_AB_PAUSE_MS', '0')) / 1000
 variants = []
 for spec in sys.argv[4:]:
     label, rest = spec.split('=', 1)
@@ -54,14 +60,18 @@ try:
         env = dict(base, CNI_COMMAND=cmd)
         if opts:
             env['JFLANNEL_JAVA_OPTS'] = opts
-        argv = ['/usr/lib/cni/bridge'] if plugin == 'bridge' else plugin.split()
-        data = (bconf if plugin == 'bridge' else conf).encode()
+        alone = plugin == 'bridge' or plugin.startswith('bridge@')
+        delay = float(plugin[7:]) / 1000 if plugin.startswith('bridge@') else 0
+        argv = ['/usr/lib/cni/bridge'] if alone else plugin.split()
+        data = (bconf if alone else conf).encode()
         r, w = os.pipe(); ro, wo = os.pipe()
         t0 = time.perf_counter()
         pid = os.fork()
         if pid == 0:
             os.dup2(r, 0); os.dup2(wo, 1)
             os.dup2(os.open('/dev/null', os.O_WRONLY), 2)
+            if delay:
+                time.sleep(delay)
             os.execve(argv[0], argv, env)
         os.close(r); os.close(wo)
         os.write(w, data); os.close(w)
@@ -87,10 +97,12 @@ try:
     for i in range(N):
         for v in (variants if i % 2 == 0 else variants[::-1]):
             for c in cmds:
+                if c == 'DEL' and PAUSE:
+                    time.sleep(PAUSE)  # the pod's interface settles before its DEL, as on a node (see the header)
                 w, cpu = run(v, c)
                 res[(v[0], c)][0].append(w); res[(v[0], c)][1].append(cpu)
     load1 = open('/proc/loadavg').read().split()[:3]
-    print(f'cni-ab: N={N} {MODE}, {os.cpu_count()} cores, load {" ".join(load0)} -> {" ".join(load1)}, {time.strftime("%H:%M:%S")}; median (min) ms')
+    print(f'cni-ab: N={N} {MODE}, pause before DEL {PAUSE * 1000:.0f} ms, {os.cpu_count()} cores, load {" ".join(load0)} -> {" ".join(load1)}, {time.strftime("%H:%M:%S")}; median (min) ms')
     for v in variants:
         line = f'  {v[0]:<24}'
         for c in cmds:
