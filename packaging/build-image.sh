@@ -158,7 +158,8 @@ done
 cp "$cni_jar" "$cnistage/cni-flannel.jar"
 cp "$repo"/cni-flannel/target/lib/*.jar "$cnistage/lib/"
 # every jar of the image without its classes' local-variable tables (a debugger's; line numbers stay for
-# stack traces; packaging/src/tools/StripLocalVariables.java checks each method's bytecode is unchanged)
+# stack traces; packaging/src/tools/StripLocalVariables.java checks each method's bytecode is unchanged), and
+# their manifests stored, not deflated (the CNI plugin then never loads libzip.so: docs/image.md)
 strip_jars() { "$JDK/bin/java" "$here/src/tools/StripLocalVariables.java" "$@" 2>>"$work/strip-jars.log" || { tail -5 "$work/strip-jars.log" >&2; exit 1; }; }
 strip_jars "$cnistage/cni-flannel.jar" "$cnistage"/lib/*.jar
 # identical files in both runtimes (libjvm.so, ...) become hard links: stored once in the layer
