@@ -6,7 +6,7 @@ package org.jflannel.cni;
  * it logs; the first ask finds the logger backend (two service lookups over the module image and the
  * class path, the jars opened for them): ≈ 4 ms of the main thread per ADD or DEL, before the
  * delegate's result can be read. Started first thing, that work runs beside the input parsing and
- * the scratch file, and {@code start} then finds the backend ready (the lookup is
+ * the scratch file's fsync, and {@code start} then finds the backend ready (the lookup is
  * synchronized in the JDK, so the main thread waits for it rather than repeating it).
  * Only for commands that run a delegate.
  */

@@ -21,11 +21,9 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * The scratch files in {@code dataDir}: one per container, holding the exact delegate bytes so DEL
  * can undo what ADD did without subnet.env (REFERENCE §11.5). Owns the directory (mode 0700) and
- * the files (0600). Files are written atomically (temporary file, rename) so a plugin killed while
- * writing never leaves a half-written file for DEL to choke on. Not fsynced, as upstream's
- * os.WriteFile is not (1-2 ms of every ADD): after a power loss a file written seconds before may
- * be empty, which DEL tolerates as upstream does (a stderr line, success). Temporary names start
- * with '.', which no container ID can, so GC never mistakes them for containers.
+ * the files (0600). Files are written atomically (temporary file, fsync, rename) so a crash never
+ * leaves a half-written file for DEL to choke on. Temporary names start with '.', which no
+ * container ID can, so GC never mistakes them for containers.
  */
 final class ScratchStore {
 
@@ -56,6 +54,7 @@ final class ScratchStore {
                 while (buf.hasRemaining()) {
                     ch.write(buf);
                 }
+                ch.force(true);
             }
             Files.move(tmp, path(containerId), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
