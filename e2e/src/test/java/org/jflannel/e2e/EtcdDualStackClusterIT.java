@@ -2,12 +2,17 @@ package org.jflannel.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
+import java.util.List;
 import org.jflannel.testsupport.cluster.ClusterNames;
 import org.jflannel.testsupport.cluster.ClusterNode;
 import org.jflannel.testsupport.cluster.ClusterOptions;
 import org.jflannel.testsupport.cluster.ClusterPerClass;
+import org.jflannel.testsupport.cluster.FlannelEntries;
 import org.jflannel.testsupport.cluster.NetnsCluster;
+import org.jflannel.testsupport.cluster.NodeLease;
 import org.jflannel.testsupport.cluster.Pod;
+import org.jflannel.testsupport.cluster.Wait;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
@@ -22,7 +27,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * by flanneld on {@code --iface=eth0}), pods attached through the real CNI chain with an address of each
  * family. Both families' ping matrices are full, a checked TCP stream crosses over IPv6 both ways, and
  * every node holds {@code flannel-v6.1} with upstream's attributes and exactly one IPv6 neighbour, FDB
- * entry and route per peer, next to flannel.1's IPv4 ones. One cluster for the class.
+ * entry and route per peer, next to flannel.1's IPv4 ones. Then flannel-v6.1 deleted by hand comes back
+ * with its entries (ours; upstream does not watch it), and a restarted daemon keeps both subnets. One
+ * cluster for the class, in order.
  */
 @Tag("e2e")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -77,5 +84,41 @@ class EtcdDualStackClusterIT {
         }
         Overlay.assertExactlyOneEntryPerPeer(cluster);
         DualStack.assertExactlyOneV6EntryPerPeer(cluster);
+    }
+
+    @Test
+    @Order(5)
+    void flannelV61DeletedByHandIsRecreatedWithEveryIpv6EntryWithin30Seconds() throws Exception {
+        // Ours (REFERENCE §6.10): upstream watches only the IPv4 device, a deleted flannel-v6.1 goes unnoticed there
+        ClusterNode node = cluster.node(2);
+        int oldIndex = node.entriesV6().link().index();
+        List<NodeLease> peers = cluster.ipv6Leases().stream().filter(l -> !l.node().equals(node.name())).toList();
+        node.deleteVxlanV6Device();
+
+        FlannelEntries back = Wait.until("flannel-v6.1 recreated on " + node.name() + " with entries for " + peers,
+                Duration.ofSeconds(30), node::entriesV6, e -> e.linkPresent() && e.covers(peers));
+        assertThat(back.link().index()).as("a new device").isNotEqualTo(oldIndex);
+        DualStack.assertV6VtepAttributes(node);
+        cluster.awaitConverged(); // its MAC may have changed: the peers follow the republished lease
+        DualStack.assertExactlyOneV6EntryPerPeer(cluster);
+        DualStack.assertEveryPodReachesEveryOther(cluster, Pod.Family.IPV6);
+    }
+
+    @Test
+    @Order(6)
+    void aRestartedDaemonKeepsBothSubnetsAndTheClusterConvergesInBothFamilies() throws Exception {
+        ClusterNode node = cluster.node(3);
+        NodeLease v4 = node.lease();
+        NodeLease v6 = node.ipv6Lease();
+        assertThat(node.stop()).as("flanneld exit code after SIGTERM").isZero();
+        node.start();
+        node.awaitReady();
+        assertThat(node.lease().subnet()).as("IPv4 subnet after the restart").isEqualTo(v4.subnet());
+        assertThat(node.ipv6Lease().subnet()).as("IPv6 subnet after the restart").isEqualTo(v6.subnet());
+        cluster.awaitConverged();
+        Overlay.assertExactlyOneEntryPerPeer(cluster);
+        DualStack.assertExactlyOneV6EntryPerPeer(cluster);
+        DualStack.assertEveryPodReachesEveryOther(cluster, Pod.Family.IPV4);
+        DualStack.assertEveryPodReachesEveryOther(cluster, Pod.Family.IPV6);
     }
 }

@@ -366,6 +366,15 @@ public final class ClusterNode {
         });
     }
 
+    /** Deletes the IPv6 device {@code flannel-v6.1} by hand (dual stack). */
+    public void deleteVxlanV6Device() throws Exception {
+        ns.run(() -> {
+            try (RtNetlink nl = RtNetlink.open()) {
+                nl.deleteLink(VXLAN_V6_DEVICE);
+            }
+        });
+    }
+
     /** Plants the three entries of a peer that does not exist (as if left over from a removed node). */
     public void plantPeerEntries(String subnet, InetAddress publicIp, MacAddress mac) throws Exception {
         IpPrefix dst = IpPrefix.parse(subnet);
