@@ -32,6 +32,10 @@ public final class ClusterNode {
     public static final String VXLAN_DEVICE = "flannel.1";
     public static final String UDP_DEVICE = "flannel0";
     public static final String WIREGUARD_DEVICE = "flannel-wg";
+    /** The vxlan backend's IPv6 device in dual stack. */
+    public static final String VXLAN_V6_DEVICE = "flannel-v6.1";
+    /** The wireguard backend's IPv6 device in dual stack, Mode separate. */
+    public static final String WIREGUARD_V6_DEVICE = "flannel-wg-v6";
     static final int HEALTHZ_PORT = 8081;
     private static final Duration READY_WITHIN = Duration.ofSeconds(90);
 
@@ -96,6 +100,11 @@ public final class ClusterNode {
 
     public InetAddress publicIp() {
         return Inet.parse(ClusterNames.nodeIp(index));
+    }
+
+    /** The node's IPv6 underlay address in a dual-stack run (flanneld finds it on eth0 by itself). */
+    public InetAddress publicIpv6() {
+        return Inet.parse(ClusterNames.nodeIpv6(index));
     }
 
     /** The running (or last) flanneld process; empty before the first start. */
@@ -216,6 +225,11 @@ public final class ClusterNode {
         return subnetEnv().lease(name(), publicIp());
     }
 
+    /** This node's IPv6 lease from its subnet.env ({@code FLANNEL_IPV6_SUBNET}), with its IPv6 underlay address; dual stack only. */
+    public NodeLease ipv6Lease() throws IOException {
+        return subnetEnv().ipv6Lease(name(), publicIpv6());
+    }
+
     public Map<String, String> readSubnetEnv() throws IOException {
         return subnetEnv().read();
     }
@@ -294,6 +308,16 @@ public final class ClusterNode {
         return new NodeDevices(ns).vxlan();
     }
 
+    /** The same on the IPv6 device {@code flannel-v6.1} (dual stack), dumped now. */
+    public FlannelEntries entriesV6() throws Exception {
+        return new NodeDevices(ns).vxlan(VXLAN_V6_DEVICE);
+    }
+
+    /** The wireguard backend's IPv6 device {@code flannel-wg-v6} (dual stack, Mode separate) and its routes. */
+    public FlannelEntries wireguardV6Device() throws Exception {
+        return new NodeDevices(ns).routesOf(WIREGUARD_V6_DEVICE);
+    }
+
     /**
      * host-gw: the node's underlay interface ({@code eth0}) and its main-table routes, dumped now
      * (neighbours and FDB entries are not read: host-gw writes none).
@@ -338,6 +362,15 @@ public final class ClusterNode {
         ns.run(() -> {
             try (RtNetlink nl = RtNetlink.open()) {
                 nl.deleteLink(VXLAN_DEVICE);
+            }
+        });
+    }
+
+    /** Deletes the IPv6 device {@code flannel-v6.1} by hand (dual stack). */
+    public void deleteVxlanV6Device() throws Exception {
+        ns.run(() -> {
+            try (RtNetlink nl = RtNetlink.open()) {
+                nl.deleteLink(VXLAN_V6_DEVICE);
             }
         });
     }

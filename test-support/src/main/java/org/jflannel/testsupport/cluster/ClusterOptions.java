@@ -17,7 +17,7 @@ import java.util.function.Consumer;
  */
 public record ClusterOptions(int nodes, int podsPerNode, Mode mode, String backend, String network,
                              boolean nftables, Path projectRoot, Path runBase, Consumer<String> progress,
-                             Set<Integer> upstreamNodes, Map<String, String> daemonEnv) {
+                             Set<Integer> upstreamNodes, Map<String, String> daemonEnv, String ipv6Network) {
 
     public static final int MAX_NODES = 50;
 
@@ -61,53 +61,84 @@ public record ClusterOptions(int nodes, int podsPerNode, Mode mode, String backe
         if (!upstreamNodes.isEmpty() && mode != Mode.ETCD) {
             throw new IllegalArgumentException("upstream nodes: only in etcd mode, got mode " + mode);
         }
+        if (ipv6Network != null) {
+            org.jflannel.linuxnet.netlink.IpPrefix p;
+            try {
+                p = org.jflannel.linuxnet.netlink.IpPrefix.parse(ipv6Network);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("IPv6 network: " + e.getMessage(), e);
+            }
+            if (!p.isIpv6() || p.prefixLength() > 62 || !p.network().equals(p)) {
+                throw new IllegalArgumentException("IPv6 network: expected an IPv6 network of /62 or shorter "
+                        + "(room for one /64 per node), host bits clear, got \"" + ipv6Network + "\"");
+            }
+        }
+    }
+
+    /** The IPv6 network of the dual-stack tests: a ULA /56, one /64 per node. */
+    public static final String DEFAULT_IPV6_NETWORK = "fd6a:f100:0:100::/56";
+
+    /**
+     * Dual stack: {@code "EnableIPv6": true} and {@code "IPv6Network": ipv6Network} in net-conf.json, each
+     * node's {@code eth0} gets a ULA address on the fabric bridge too (which flanneld finds by itself on
+     * {@code --iface=eth0}), kube mode's Nodes carry both podCIDRs, and pods get an address of each family
+     * through the CNI chain. {@code null}: IPv4 only (the default).
+     */
+    public ClusterOptions withDualStack(String ipv6Network) {
+        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, nftables, projectRoot, runBase, progress,
+                upstreamNodes, daemonEnv, ipv6Network);
+    }
+
+    /** Whether the cluster runs dual stack ({@link #withDualStack}). */
+    public boolean dualStack() {
+        return ipv6Network != null;
     }
 
     /** Three nodes, two pods each, etcd mode, vxlan, 10.244.0.0/16; project root from {@link #findProjectRoot()}. */
     public static ClusterOptions defaults() {
         return new ClusterOptions(3, 2, Mode.ETCD, "vxlan", "10.244.0.0/16", false, findProjectRoot(),
-                Path.of(System.getProperty("java.io.tmpdir")), null, Set.of(), Map.of());
+                Path.of(System.getProperty("java.io.tmpdir")), null, Set.of(), Map.of(), null);
     }
 
     public ClusterOptions withNodes(int n) {
-        return new ClusterOptions(n, podsPerNode, mode, backend, network, nftables, projectRoot, runBase, progress, upstreamNodes, daemonEnv);
+        return new ClusterOptions(n, podsPerNode, mode, backend, network, nftables, projectRoot, runBase, progress, upstreamNodes, daemonEnv, ipv6Network);
     }
 
     public ClusterOptions withPodsPerNode(int n) {
-        return new ClusterOptions(nodes, n, mode, backend, network, nftables, projectRoot, runBase, progress, upstreamNodes, daemonEnv);
+        return new ClusterOptions(nodes, n, mode, backend, network, nftables, projectRoot, runBase, progress, upstreamNodes, daemonEnv, ipv6Network);
     }
 
     public ClusterOptions withMode(Mode m) {
-        return new ClusterOptions(nodes, podsPerNode, m, backend, network, nftables, projectRoot, runBase, progress, upstreamNodes, daemonEnv);
+        return new ClusterOptions(nodes, podsPerNode, m, backend, network, nftables, projectRoot, runBase, progress, upstreamNodes, daemonEnv, ipv6Network);
     }
 
     public ClusterOptions withBackend(String b) {
-        return new ClusterOptions(nodes, podsPerNode, mode, b, network, nftables, projectRoot, runBase, progress, upstreamNodes, daemonEnv);
+        return new ClusterOptions(nodes, podsPerNode, mode, b, network, nftables, projectRoot, runBase, progress, upstreamNodes, daemonEnv, ipv6Network);
     }
 
     /** {@code "EnableNFTables": true} in net-conf.json: flanneld writes nftables tables instead of iptables chains. */
     public ClusterOptions withNftables(boolean on) {
-        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, on, projectRoot, runBase, progress, upstreamNodes, daemonEnv);
+        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, on, projectRoot, runBase, progress, upstreamNodes, daemonEnv, ipv6Network);
     }
 
     public ClusterOptions withRunBase(Path dir) {
-        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, nftables, projectRoot, dir, progress, upstreamNodes, daemonEnv);
+        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, nftables, projectRoot, dir, progress, upstreamNodes, daemonEnv, ipv6Network);
     }
 
     public ClusterOptions withProgress(Consumer<String> p) {
-        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, nftables, projectRoot, runBase, p, upstreamNodes, daemonEnv);
+        return new ClusterOptions(nodes, podsPerNode, mode, backend, network, nftables, projectRoot, runBase, p, upstreamNodes, daemonEnv, ipv6Network);
     }
 
     /** Nodes {@code indexes} (1-based) run upstream flanneld ({@link NodeKind#UPSTREAM}); the others run ours. */
     public ClusterOptions withUpstreamNodes(Integer... indexes) {
         return new ClusterOptions(nodes, podsPerNode, mode, backend, network, nftables, projectRoot, runBase, progress,
-                Set.of(indexes), daemonEnv);
+                Set.of(indexes), daemonEnv, ipv6Network);
     }
 
     /** Adds {@code env} to every daemon's environment (ours and upstream's), on top of the harness's own. */
     public ClusterOptions withDaemonEnv(Map<String, String> env) {
         return new ClusterOptions(nodes, podsPerNode, mode, backend, network, nftables, projectRoot, runBase, progress,
-                upstreamNodes, env);
+                upstreamNodes, env, ipv6Network);
     }
 
     /** What node {@code i} (1-based) runs when the cluster starts. */
@@ -118,7 +149,8 @@ public record ClusterOptions(int nodes, int podsPerNode, Mode mode, String backe
     /** {@code net-conf.json} for this cluster; a backend given as a JSON object is its {@code Backend} verbatim. */
     public String netConfJson() {
         String b = backend.startsWith("{") ? backend : "{\"Type\":\"" + backend + "\"}";
-        return "{\"Network\":\"" + network + "\",\"EnableNFTables\":" + nftables + ",\"Backend\":" + b + "}";
+        String v6 = ipv6Network == null ? "" : ",\"EnableIPv6\":true,\"IPv6Network\":\"" + ipv6Network + "\"";
+        return "{\"Network\":\"" + network + "\"" + v6 + ",\"EnableNFTables\":" + nftables + ",\"Backend\":" + b + "}";
     }
 
     /** The backend's type: {@code backend} itself, or the {@code Type} of a backend given as a JSON object. */

@@ -27,6 +27,15 @@ final class ClusterRun implements AutoCloseable {
         String attach(String podNamespace) throws Exception;
     }
 
+    /** How a pod namespace is attached on its node: returns the pod's addresses (IPv6 null when it has none). */
+    interface AttachDual {
+        Addresses attach(String podNamespace) throws Exception;
+    }
+
+    /** A pod's addresses from the CNI result: IPv4, and IPv6 (null when the result had none). */
+    record Addresses(String ipv4, String ipv6) {
+    }
+
     private final String label;
     private final ClusterNames names;
     private final Path runDir;
@@ -97,12 +106,19 @@ final class ClusterRun implements AutoCloseable {
      * through {@code attach} and records it; {@code via} (how it was attached) ends the progress line.
      */
     Pod attachPod(int node, int j, Attach attach, String via) throws Exception {
+        return attachPodDual(node, j, ns -> new Addresses(attach.attach(ns), null), via);
+    }
+
+    /** {@link #attachPod}, keeping the pod's IPv6 address too when the attach returned one. */
+    Pod attachPodDual(int node, int j, AttachDual attach, String via) throws Exception {
         String ns = names.pod(node, j);
         topology.createPodNs(ns);
         String name = ClusterNames.nodeName(node) + "/pod" + j;
-        Pod pod = new Pod(name, node, ns, attach.attach(ns));
+        Addresses a = attach.attach(ns);
+        Pod pod = new Pod(name, node, ns, a.ipv4(), a.ipv6());
         pods.add(pod);
-        progress.accept("pod " + name + ": " + pod.ip() + " (netns " + ns + ") via " + via);
+        progress.accept("pod " + name + ": " + pod.ip() + (pod.ipv6() == null ? "" : " " + pod.ipv6()) + " (netns " + ns
+                + ") via " + via);
         return pod;
     }
 

@@ -42,6 +42,14 @@ final class CniChain {
 
     /** CNI ADD of the whole chain for pod namespace {@code podNs} on {@code node}; returns the pod's IPv4 address. */
     String add(ClusterNode node, String podNs) throws IOException, InterruptedException {
+        return addDual(node, podNs, false).ipv4();
+    }
+
+    /**
+     * CNI ADD of the whole chain; returns the pod's addresses. {@code ipv6}: the result must carry an
+     * IPv6 address too (our plugin hands host-local both ranges from subnet.env), else this fails.
+     */
+    ClusterRun.Addresses addDual(ClusterNode node, String podNs, boolean ipv6) throws IOException, InterruptedException {
         Map<String, String> env = env("ADD", podNs);
         Cmd.Result flannel = Cmd.run(PLUGIN_WITHIN, inNode(node, flannelLauncher.toString()), env,
                 flannelConfig(node)).orThrow();
@@ -52,17 +60,17 @@ final class CniChain {
         portmap.set("prevResult", result);
         Cmd.run(PLUGIN_WITHIN, inNode(node, Path.of(CNI_PATH, "portmap").toString()), env, portmap.toString())
                 .orThrow();
-        return address(result, podNs);
+        return new ClusterRun.Addresses(address(result, podNs, false), ipv6 ? address(result, podNs, true) : null);
     }
 
-    private static String address(JsonNode result, String podNs) throws IOException {
+    private static String address(JsonNode result, String podNs, boolean v6) throws IOException {
         for (JsonNode ip : result.path("ips")) {
             String cidr = ip.path("address").asText("");
-            if (cidr.contains(".")) {
+            if (cidr.contains("/") && (v6 ? cidr.contains(":") : cidr.contains("."))) {
                 return cidr.substring(0, cidr.indexOf('/'));
             }
         }
-        throw new IOException("CNI result for " + podNs + " has no IPv4 address: " + result);
+        throw new IOException("CNI result for " + podNs + " has no " + (v6 ? "IPv6" : "IPv4") + " address: " + result);
     }
 
     private static Map<String, String> env(String command, String podNs) {

@@ -16,13 +16,15 @@ import org.jflannel.testsupport.cluster.ClusterOptions.Mode;
  */
 public final class Demo {
     static final String USAGE = """
-            usage: bin/demo [--nodes N] [--mode etcd|kube] [--backend vxlan|udp|host-gw|wireguard] [--keep]
+            usage: bin/demo [--nodes N] [--mode etcd|kube] [--backend vxlan|udp|host-gw|wireguard] [--dual-stack] [--keep]
               --nodes N     nodes (network namespaces), default 3, at most %d
               --mode M      lease source: etcd (a real etcd, default) or kube (Kubernetes mock API server)
               --backend B   data plane: vxlan (default), udp, host-gw (routes only: the nodes share one L2)
                             or wireguard (encrypted; userspace WireGuard on flannel-wg)
+              --dual-stack  IPv4 and IPv6: EnableIPv6 with IPv6Network %s, a ULA underlay beside
+                            the IPv4 one, pods with both families, a ping matrix of each (not with udp)
               --keep        keep the cluster up for exploration until Ctrl-C
-            """.formatted(ClusterOptions.MAX_NODES);
+            """.formatted(ClusterOptions.MAX_NODES, ClusterOptions.DEFAULT_IPV6_NETWORK);
 
     private final PrintStream out;
     private final long started = System.nanoTime();
@@ -85,7 +87,17 @@ public final class Demo {
             PingMatrix matrix = cluster.pingMatrix();
             out.println(matrix.render());
             boolean ok = matrix.allAnswered();
-            out.println(ok ? "RESULT: every pod reached every other pod" : "RESULT: FAILED, no answer for " + matrix.failures());
+            List<PingMatrix.Result> failures = new java.util.ArrayList<>(matrix.failures());
+            if (cluster.options().dualStack()) {
+                out.println();
+                out.println("Pod-to-pod ping matrix over IPv6 (ping -6 -c 1 -W 2):");
+                PingMatrix m6 = cluster.pingMatrix(Pod.Family.IPV6);
+                out.println(m6.render());
+                ok &= m6.allAnswered();
+                failures.addAll(m6.failures());
+            }
+            out.println(ok ? "RESULT: every pod reached every other pod" + (cluster.options().dualStack() ? ", over IPv4 and IPv6" : "")
+                    : "RESULT: FAILED, no answer for " + failures);
             if (keep) {
                 explore(cluster);
                 new CountDownLatch(1).await(); // until Ctrl-C; the cluster's shutdown hook cleans up
@@ -104,6 +116,10 @@ public final class Demo {
             NodeLease l = n.lease();
             out.printf("  %-7s %-12s %-16s %-15s %-6d%n", n.name(), n.namespace(), l.subnet(),
                     l.publicIp().getHostAddress(), l.mtu());
+            if (cluster.options().dualStack()) {
+                NodeLease l6 = n.ipv6Lease();
+                out.printf("  %-7s %-12s %s via %s%n", "", "IPv6", l6.subnet(), ClusterNames.nodeIpv6(n.index()));
+            }
         }
     }
 

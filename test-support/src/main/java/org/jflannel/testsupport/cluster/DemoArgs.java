@@ -3,12 +3,13 @@ package org.jflannel.testsupport.cluster;
 import java.util.List;
 import org.jflannel.testsupport.cluster.ClusterOptions.Mode;
 
-/** The demo's command line: {@code --nodes N --mode etcd|kube --backend vxlan|udp|host-gw|wireguard --keep --help}. */
+/** The demo's command line: {@code --nodes N --mode etcd|kube --backend vxlan|udp|host-gw|wireguard --dual-stack --keep --help}. */
 record DemoArgs(ClusterOptions options, boolean keep, boolean help) {
 
     static DemoArgs parse(List<String> args) {
         ClusterOptions o = ClusterOptions.defaults();
         boolean keep = false;
+        boolean dual = false;
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             String name = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
@@ -17,14 +18,21 @@ record DemoArgs(ClusterOptions options, boolean keep, boolean help) {
                     return new DemoArgs(o, false, true);
                 }
                 case "--keep" -> keep = true;
+                case "--dual-stack" -> dual = true;
                 case "--nodes" -> o = o.withNodes(number(name, value(args, i, a)));
                 case "--mode" -> o = o.withMode(Mode.parse(value(args, i, a)));
                 case "--backend" -> o = o.withBackend(backend(value(args, i, a)));
                 default -> throw new IllegalArgumentException("unknown option: " + a);
             }
-            if (!a.contains("=") && !name.equals("--keep")) {
+            if (!a.contains("=") && !name.equals("--keep") && !name.equals("--dual-stack")) {
                 i++;
             }
+        }
+        if (dual) {
+            if (o.backendType().equals("udp")) {
+                throw new IllegalArgumentException("--dual-stack: the udp backend is IPv4 only");
+            }
+            o = o.withDualStack(ClusterOptions.DEFAULT_IPV6_NETWORK);
         }
         return new DemoArgs(o, keep, false);
     }

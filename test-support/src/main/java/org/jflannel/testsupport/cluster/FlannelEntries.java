@@ -4,6 +4,7 @@ import java.net.InetAddress;
 import java.util.List;
 import java.util.Optional;
 import org.jflannel.linuxnet.netlink.FdbEntry;
+import org.jflannel.linuxnet.netlink.IpPrefix;
 import org.jflannel.linuxnet.netlink.Link;
 import org.jflannel.linuxnet.netlink.Neighbour;
 import org.jflannel.linuxnet.netlink.Route;
@@ -28,9 +29,10 @@ public record FlannelEntries(Link link, List<Neighbour> neighbours, List<FdbEntr
         return link != null;
     }
 
-    /** IPv4 routes whose destination is {@code subnet} (e.g. {@code 10.244.2.0/24}). */
+    /** Routes whose destination is {@code subnet} (e.g. {@code 10.244.2.0/24}, or {@code fd6a:f100:0:101::/64} in any spelling). */
     public List<Route> routesTo(String subnet) {
-        return routes.stream().filter(r -> r.dst() != null && r.dst().toString().equals(subnet)).toList();
+        String want = subnet.contains(":") ? IpPrefix.parse(subnet).toString() : subnet;
+        return routes.stream().filter(r -> r.dst() != null && r.dst().toString().equals(want)).toList();
     }
 
     public Optional<Neighbour> neighbour(InetAddress ip) {

@@ -27,7 +27,7 @@ import org.jflannel.testsupport.kube.KubeMockServer;
  * {@code err <message>}); end-of-file on stdin stops the server.
  *
  * <pre>
- * create-node NAME POD_CIDR INTERNAL_IP
+ * create-node NAME POD_CIDR INTERNAL_IP   (dual stack: POD_CIDR and INTERNAL_IP each "v4,v6")
  * create-node-json NODE_JSON   (a whole Node on one line, e.g. one annotated as another flannel wrote it)
  * get-node NAME
  * delete-node NAME
@@ -128,14 +128,19 @@ public final class KubeApiServerMain {
      * AcquireLease writes into a nil map and panics ("assignment to entry in nil map", kube.go:335).
      */
     static Node node(String name, String podCidr, String internalIp) {
+        List<String> cidrs = List.of(podCidr.split(","));
+        List<io.fabric8.kubernetes.api.model.NodeAddress> addresses = new java.util.ArrayList<>();
+        for (String ip : internalIp.split(",")) {
+            addresses.add(new io.fabric8.kubernetes.api.model.NodeAddress(ip, "InternalIP"));
+        }
+        addresses.add(new io.fabric8.kubernetes.api.model.NodeAddress(name, "Hostname"));
         return new NodeBuilder()
                 .withNewMetadata().withName(name).withLabels(Map.of("kubernetes.io/hostname", name))
                 .withAnnotations(Map.of("volumes.kubernetes.io/controller-managed-attach-detach", "true",
                         "node.alpha.kubernetes.io/ttl", "0")).endMetadata()
-                .withNewSpec().withPodCIDR(podCidr).withPodCIDRs(podCidr).endSpec()
+                .withNewSpec().withPodCIDR(cidrs.get(0)).withPodCIDRs(cidrs).endSpec()
                 .withNewStatus()
-                .addNewAddress().withType("InternalIP").withAddress(internalIp).endAddress()
-                .addNewAddress().withType("Hostname").withAddress(name).endAddress()
+                .withAddresses(addresses)
                 .addNewCondition().withType("Ready").withStatus("True").withReason("KubeletReady")
                 .withMessage("kubelet is posting ready status").endCondition()
                 .endStatus()

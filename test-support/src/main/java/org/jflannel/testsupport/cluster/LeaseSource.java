@@ -60,7 +60,12 @@ final class LeaseSource implements AutoCloseable {
             Ip4Net network = Ip4Net.parse(options.network());
             for (int i = 1; i <= options.nodes(); i++) {
                 String podCidr = network.subnet(24, i - 1).toString(); // as the node-ipam controller: from the first
-                api.createNode(ClusterNames.nodeName(i), podCidr, ClusterNames.nodeIp(i));
+                if (options.dualStack()) { // both families, IPv4 first, as the node-ipam controller on a dual-stack cluster
+                    podCidr += "," + ipv6PodCidr(options.ipv6Network(), i - 1);
+                    api.createNode(ClusterNames.nodeName(i), podCidr, ClusterNames.nodeIp(i) + "," + ClusterNames.nodeIpv6(i));
+                } else {
+                    api.createNode(ClusterNames.nodeName(i), podCidr, ClusterNames.nodeIp(i));
+                }
                 progress.accept("kube-api: Node " + ClusterNames.nodeName(i) + " created, podCIDR " + podCidr);
             }
             return new LeaseSource(null, api, List.of("--kube-subnet-mgr", "--kubeconfig-file=" + api.kubeconfig(),
@@ -69,6 +74,23 @@ final class LeaseSource implements AutoCloseable {
         } catch (Exception e) {
             api.close();
             throw e;
+        }
+    }
+
+    /** The {@code k}-th /64 of {@code ipv6Network} (0-based), as the node-ipam controller hands them out. */
+    static String ipv6PodCidr(String ipv6Network, int k) {
+        org.jflannel.linuxnet.netlink.IpPrefix net = org.jflannel.linuxnet.netlink.IpPrefix.parse(ipv6Network);
+        if (k < 0 || k >= 1L << Math.min(62, 64 - net.prefixLength())) {
+            throw new IllegalArgumentException("IPv6 pod CIDR " + k + " does not fit in " + ipv6Network);
+        }
+        java.math.BigInteger base = new java.math.BigInteger(1, net.address().getAddress());
+        byte[] raw = base.add(java.math.BigInteger.valueOf(k).shiftLeft(64)).toByteArray();
+        byte[] b = new byte[16];
+        System.arraycopy(raw, Math.max(0, raw.length - 16), b, Math.max(0, 16 - raw.length), Math.min(16, raw.length));
+        try {
+            return new org.jflannel.linuxnet.netlink.IpPrefix(java.net.InetAddress.getByAddress(b), 64).toString();
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e); // not reached: 16 bytes
         }
     }
 

@@ -54,10 +54,12 @@ public final class NetnsCluster implements AutoCloseable {
                 + ", backend=" + options.backend() + (options.upstreamNodes().isEmpty() ? ""
                 : ", upstream flanneld " + UpstreamFlannel.VERSION + " on nodes " + options.upstreamNodes())
                 + (options.daemonEnv().isEmpty() ? "" : ", daemon environment " + new TreeMap<>(options.daemonEnv()))
+                + (options.dualStack() ? ", dual stack with IPv6 network " + options.ipv6Network() : "")
                 + ", run dir " + runDir);
-        topology.build(options.nodes());
-        progress("namespaces: fabric " + names.fabric() + " (bridge " + ClusterNames.fabricIp() + "/24), nodes "
-                + names.node(1) + (options.nodes() > 1 ? ".." + names.node(options.nodes()) : ""));
+        topology.build(options.nodes(), options.dualStack());
+        progress("namespaces: fabric " + names.fabric() + " (bridge " + ClusterNames.fabricIp() + "/24"
+                + (options.dualStack() ? " and " + ClusterNames.FABRIC_IPV6 + "/" + ClusterNames.UNDERLAY_V6_PREFIX_LEN : "")
+                + "), nodes " + names.node(1) + (options.nodes() > 1 ? ".." + names.node(options.nodes()) : ""));
         leaseSource = LeaseSource.start(options, names, runDir, this::progress);
         for (int i = 1; i <= options.nodes(); i++) {
             nodes.add(new ClusterNode(i, topology.node(i), runDir.resolve(ClusterNames.nodeName(i)),
@@ -68,10 +70,11 @@ public final class NetnsCluster implements AutoCloseable {
         startAndAwait(nodes.stream().filter(n -> n.kind() == NodeKind.JFLANNEL).toList());
         startAndAwait(nodes.stream().filter(n -> n.kind() == NodeKind.UPSTREAM).toList());
         awaitConverged();
-        progress(udp() ? "overlay: every node has flannel0 and has applied every peer's lease"
+        progress((options.dualStack() ? "dual stack, both families: " : "")
+                + (udp() ? "overlay: every node has flannel0 and has applied every peer's lease"
                 : wireguard() ? "overlay: every node has flannel-wg and has applied every peer's lease"
                 : hostGw() ? "routes: every node routes each peer's subnet via the peer's address on " + ClusterNames.NODE_IFACE
-                : "overlay: every node holds a neighbour, FDB entry and route for each peer");
+                : "overlay: every node holds a neighbour, FDB entry and route for each peer"));
         attachPods();
     }
 
@@ -145,9 +148,28 @@ public final class NetnsCluster implements AutoCloseable {
         CniChain cni = new CniChain(options.cniLauncher());
         for (ClusterNode n : nodes) {
             for (int j = 1; j <= options.podsPerNode(); j++) {
-                run.attachPod(n.index(), j, ns -> cni.add(n, ns), "the CNI chain");
+                run.attachPodDual(n.index(), j, ns -> cni.addDual(n, ns, options.dualStack()), "the CNI chain");
             }
         }
+        if (options.dualStack()) {
+            awaitIpv6Settled();
+        }
+    }
+
+    /**
+     * Dual stack: waits until no IPv6 address in any pod or node is still tentative (duplicate address
+     * detection, about 1 s after a link comes up: the pods' and cni0's link-local addresses), as a
+     * pod is not ready before; without it the first IPv6 echoes from a pod can go unanswered.
+     */
+    private void awaitIpv6Settled() throws Exception {
+        List<String> all = new ArrayList<>();
+        nodes.forEach(n -> all.add(n.namespace()));
+        run.pods().forEach(p -> all.add(p.namespace()));
+        for (String ns : all) {
+            Wait.until("no tentative IPv6 address in " + ns, Duration.ofSeconds(15), () -> Cmd.run(Duration.ofSeconds(10),
+                    List.of("ip", "-n", ns, "-6", "addr", "show", "tentative")).orThrow().stdout().isBlank());
+        }
+        progress("IPv6: no tentative address left in the nodes and pods (duplicate address detection done)");
     }
 
     /**
@@ -157,6 +179,39 @@ public final class NetnsCluster implements AutoCloseable {
      * peer's address on eth0.
      */
     public void awaitConverged() throws Exception {
+        awaitConvergedV4();
+        if (options.dualStack()) {
+            awaitConvergedV6();
+        }
+    }
+
+    /**
+     * Dual stack: the IPv6 half of {@link #awaitConverged}. vxlan: every node's {@code flannel-v6.1}
+     * holds a neighbour, FDB entry (to the peer's IPv6 underlay address) and route for each peer's IPv6
+     * subnet; wireguard: {@code flannel-wg-v6} is there with the route of the IPv6 network; host-gw:
+     * each peer's IPv6 subnet is routed via its IPv6 address on eth0.
+     */
+    private void awaitConvergedV6() throws Exception {
+        List<NodeLease> leases = ipv6Leases();
+        for (ClusterNode n : nodes) {
+            List<NodeLease> peers = leases.stream().filter(l -> !l.node().equals(n.name())).toList();
+            if (wireguard()) {
+                Wait.until(n.name() + " flannel-wg-v6 up with the route of " + options.ipv6Network(), CONVERGED_WITHIN,
+                        () -> {
+                            FlannelEntries tun = n.wireguardV6Device();
+                            return tun.linkPresent() && !tun.routesTo(options.ipv6Network()).isEmpty();
+                        });
+            } else if (hostGw()) {
+                Wait.until(n.name() + " IPv6 routes to peers " + peers, CONVERGED_WITHIN, n::hostGwRoutes,
+                        e -> e.routesVia(peers));
+            } else if (!udp()) {
+                Wait.until(n.name() + " flannel-v6.1 programmed for peers " + peers, CONVERGED_WITHIN,
+                        n::entriesV6, e -> e.covers(peers));
+            }
+        }
+    }
+
+    private void awaitConvergedV4() throws Exception {
         List<NodeLease> leases = leases();
         for (ClusterNode n : nodes) {
             List<NodeLease> peers = leases.stream().filter(l -> !l.node().equals(n.name())).toList();
@@ -251,9 +306,28 @@ public final class NetnsCluster implements AutoCloseable {
         return out;
     }
 
+    /** Every node's IPv6 lease (from its subnet.env's {@code FLANNEL_IPV6_SUBNET}), in node order; dual stack only. */
+    public List<NodeLease> ipv6Leases() throws IOException {
+        List<NodeLease> out = new ArrayList<>();
+        for (ClusterNode n : nodes) {
+            out.add(n.ipv6Lease());
+        }
+        return out;
+    }
+
+    /** The ping matrix over {@code family}'s addresses ({@code ping -6} to each pod's IPv6 address). */
+    public PingMatrix pingMatrix(Pod.Family family) throws IOException, InterruptedException {
+        return PingMatrix.measure(run.pods(), family);
+    }
+
     /** One ICMP echo from {@code from} to {@code to}'s address, 2 s to answer. */
     public boolean ping(Pod from, Pod to) throws IOException, InterruptedException {
         return PingMatrix.echo(from, to);
+    }
+
+    /** One echo of {@code family} ({@code ping -6} to the IPv6 address), 2 s to answer. */
+    public boolean ping(Pod from, Pod to, Pod.Family family) throws IOException, InterruptedException {
+        return PingMatrix.echo(from, to, family);
     }
 
     /** A bounded ping run: {@code count} echoes every {@code intervalMs} ms, each given 1 s to answer. */
@@ -290,6 +364,14 @@ public final class NetnsCluster implements AutoCloseable {
     /** etcd key of a lease: {@code /coreos.com/network/subnets/10.244.3.0-24}. */
     public static String leaseKey(NodeLease lease) {
         return FabricEtcd.PREFIX + "/subnets/" + lease.etcdKeyName();
+    }
+
+    /**
+     * etcd key of a dual-stack lease, both halves as upstream joins them:
+     * {@code /coreos.com/network/subnets/10.244.3.0-24&fd6a:f100:0:103::-64}.
+     */
+    public static String leaseKey(NodeLease lease, NodeLease ipv6Lease) {
+        return leaseKey(lease) + "&" + ipv6Lease.etcdKeyName();
     }
 
     /** Deletes {@code lease} in etcd (etcd mode); returns the number of keys deleted. */

@@ -20,9 +20,14 @@ final class NodeDevices {
 
     /** {@code flannel.1} and its neighbours, FDB entries and main-table routes. */
     FlannelEntries vxlan() throws Exception {
+        return vxlan(ClusterNode.VXLAN_DEVICE);
+    }
+
+    /** VXLAN device {@code name} ({@code flannel.1}, {@code flannel-v6.1}) and its neighbours, FDB entries and main-table routes. */
+    FlannelEntries vxlan(String name) throws Exception {
         return ns.call(() -> {
             try (RtNetlink nl = RtNetlink.open()) {
-                Optional<Link> link = nl.link(ClusterNode.VXLAN_DEVICE);
+                Optional<Link> link = nl.link(name);
                 if (link.isEmpty()) {
                     return FlannelEntries.absent();
                 }

@@ -10,7 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /** Pod-to-pod reachability: one echo for every ordered pair of distinct pods. */
-public record PingMatrix(List<Pod> pods, List<Result> results) {
+public record PingMatrix(List<Pod> pods, List<Result> results, Pod.Family family) {
     private static final int PARALLEL = 4;
 
     /** One pair's outcome. */
@@ -22,8 +22,18 @@ public record PingMatrix(List<Pod> pods, List<Result> results) {
         results = List.copyOf(results);
     }
 
+    /** An IPv4 matrix. */
+    public PingMatrix(List<Pod> pods, List<Result> results) {
+        this(pods, results, Pod.Family.IPV4);
+    }
+
     /** Every ordered pair of distinct {@code pods}, one echo each, a few pairs at a time. */
     static PingMatrix measure(List<Pod> pods) throws IOException, InterruptedException {
+        return measure(pods, Pod.Family.IPV4);
+    }
+
+    /** The same over {@code family}'s addresses. */
+    static PingMatrix measure(List<Pod> pods, Pod.Family family) throws IOException, InterruptedException {
         ExecutorService pool = Executors.newFixedThreadPool(PARALLEL, r -> {
             Thread t = new Thread(r, "ping-matrix");
             t.setDaemon(true);
@@ -34,7 +44,7 @@ public record PingMatrix(List<Pod> pods, List<Result> results) {
             for (Pod from : pods) {
                 for (Pod to : pods) {
                     if (from != to) {
-                        futures.add(pool.submit(() -> new Result(from, to, echo(from, to))));
+                        futures.add(pool.submit(() -> new Result(from, to, echo(from, to, family))));
                     }
                 }
             }
@@ -42,7 +52,7 @@ public record PingMatrix(List<Pod> pods, List<Result> results) {
             for (Future<Result> f : futures) {
                 results.add(get(f));
             }
-            return new PingMatrix(pods, results);
+            return new PingMatrix(pods, results, family);
         } finally {
             pool.shutdownNow();
         }
@@ -50,8 +60,13 @@ public record PingMatrix(List<Pod> pods, List<Result> results) {
 
     /** One ICMP echo from pod {@code from} to {@code to}'s address, 2 s to answer. */
     static boolean echo(Pod from, Pod to) throws IOException, InterruptedException {
+        return echo(from, to, Pod.Family.IPV4);
+    }
+
+    /** One ICMP (or ICMPv6) echo from pod {@code from} to {@code to}'s address of {@code family}, 2 s to answer. */
+    static boolean echo(Pod from, Pod to, Pod.Family family) throws IOException, InterruptedException {
         return Cmd.run(Duration.ofSeconds(10), List.of("ip", "netns", "exec", from.namespace(),
-                "ping", "-n", "-q", "-c", "1", "-W", "2", to.ip())).ok();
+                "ping", family.flag(), "-n", "-q", "-c", "1", "-W", "2", to.address(family))).ok();
     }
 
     private static Result get(Future<Result> f) throws IOException, InterruptedException {
@@ -73,13 +88,14 @@ public record PingMatrix(List<Pod> pods, List<Result> results) {
     /** A table: rows are sources, columns destinations, {@code ok}, {@code --} (no answer) or {@code .} (self). */
     public String render() {
         int w = pods.stream().mapToInt(p -> p.name().length()).max().orElse(4) + 1;
-        StringBuilder sb = new StringBuilder(pad("from \\ to", w + 16));
+        int aw = family == Pod.Family.IPV6 ? 28 : 16;
+        StringBuilder sb = new StringBuilder(pad("from \\ to", w + aw));
         for (Pod p : pods) {
             sb.append(pad(p.name(), w));
         }
         sb.append('\n');
         for (Pod from : pods) {
-            sb.append(pad(from.name() + " " + from.ip(), w + 16));
+            sb.append(pad(from.name() + " " + from.address(family), w + aw));
             for (Pod to : pods) {
                 sb.append(pad(from == to ? "." : answered(from, to) ? "ok" : "--", w));
             }

@@ -47,6 +47,16 @@ record SubnetEnvFile(Path file) {
         return new NodeLease(node, subnet, publicIp, Integer.parseInt(vars.getOrDefault("FLANNEL_MTU", "0")));
     }
 
+    /** Node {@code node}'s IPv6 lease: {@code FLANNEL_IPV6_SUBNET} and {@code FLANNEL_MTU}, with its IPv6 underlay address. */
+    NodeLease ipv6Lease(String node, InetAddress publicIpv6) throws IOException {
+        Map<String, String> vars = read();
+        String subnet = vars.get("FLANNEL_IPV6_SUBNET");
+        if (subnet == null) {
+            throw new IOException(file + " has no FLANNEL_IPV6_SUBNET: " + vars);
+        }
+        return new NodeLease(node, subnet, publicIpv6, Integer.parseInt(vars.getOrDefault("FLANNEL_MTU", "0")));
+    }
+
     /** The file's stamp now; null when it does not exist. */
     Stamp stamp() throws IOException {
         if (!Files.isRegularFile(file)) {

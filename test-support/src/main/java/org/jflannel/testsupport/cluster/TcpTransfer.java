@@ -25,7 +25,7 @@ import org.jflannel.linuxnet.netns.NetNs;
  * as when the whole run is out of time; either way the result says how far each end got.
  */
 public record TcpTransfer(Pod from, Pod to, long bytes, long sentBytes, long sentCrc, long receivedBytes,
-                          long receivedCrc, Duration took, String failure) {
+                          long receivedCrc, Duration took, String failure, Pod.Family family) {
     public static final int PORT = 5201;
     static final Duration IDLE = Duration.ofSeconds(20);
     private static final int CHUNK = 64 << 10;
@@ -42,7 +42,7 @@ public record TcpTransfer(Pod from, Pod to, long bytes, long sentBytes, long sen
 
     @Override
     public String toString() {
-        return "tcp " + from.name() + " " + from.ip() + " -> " + to.name() + " " + to.ip() + ": sent " + sentBytes + "/" + bytes
+        return "tcp " + from.name() + " " + from.address(family) + " -> " + to.name() + " " + to.address(family) + ": sent " + sentBytes + "/" + bytes
                 + " crc=" + Long.toHexString(sentCrc) + ", received " + receivedBytes + " crc=" + Long.toHexString(receivedCrc)
                 + " in " + took.toMillis() + " ms (" + Math.round(mbitPerSecond()) + " Mbit/s)"
                 + (failure == null ? "" : ", failed: " + failure);
@@ -50,6 +50,12 @@ public record TcpTransfer(Pod from, Pod to, long bytes, long sentBytes, long sen
 
     /** Sends {@code bytes} from {@code from} to {@code to}, taking at most {@code within}. */
     public static TcpTransfer run(Pod from, Pod to, long bytes, Duration within) throws Exception {
+        return run(from, to, bytes, within, Pod.Family.IPV4);
+    }
+
+    /** The same over {@code family}: the server binds and the client connects to {@code to}'s address of that family. */
+    public static TcpTransfer run(Pod from, Pod to, long bytes, Duration within, Pod.Family family) throws Exception {
+        java.net.InetAddress dstIp = Inet.parse(to.address(family));
         ExecutorService threads = Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "tcp-transfer");
             t.setDaemon(true);
@@ -58,7 +64,7 @@ public record TcpTransfer(Pod from, Pod to, long bytes, long sentBytes, long sen
         try (NetNs src = NetNs.open(from.namespace()); NetNs dst = NetNs.open(to.namespace())) {
             ServerSocket server = dst.call(() -> {
                 ServerSocket ss = new ServerSocket();
-                ss.bind(new InetSocketAddress(to.ip(), PORT));
+                ss.bind(new InetSocketAddress(dstIp, PORT));
                 ss.setSoTimeout((int) IDLE.toMillis());
                 return ss;
             });
@@ -70,7 +76,7 @@ public record TcpTransfer(Pod from, Pod to, long bytes, long sentBytes, long sen
                 Future<?> receiving = threads.submit(() -> receive(server, got));
                 Socket client = src.call(() -> {
                     Socket s = new Socket();
-                    s.connect(new InetSocketAddress(to.ip(), PORT), (int) IDLE.toMillis());
+                    s.connect(new InetSocketAddress(dstIp, PORT), (int) IDLE.toMillis());
                     return s;
                 });
                 try (client) {
@@ -87,7 +93,7 @@ public record TcpTransfer(Pod from, Pod to, long bytes, long sentBytes, long sen
                 threads.shutdownNow();
             }
             return new TcpTransfer(from, to, bytes, sent.bytes, sent.crc.getValue(), got.bytes, got.crc.getValue(),
-                    Duration.ofNanos(System.nanoTime() - start), failure);
+                    Duration.ofNanos(System.nanoTime() - start), failure, family);
         }
     }
 

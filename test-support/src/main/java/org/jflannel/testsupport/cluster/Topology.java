@@ -32,8 +32,17 @@ final class Topology implements AutoCloseable {
         this.runDir = runDir;
     }
 
-    /** Creates the fabric and {@code count} node namespaces, wired and addressed. */
+    /** Creates the fabric and {@code count} node namespaces, wired and addressed (IPv4 only). */
     void build(int count) throws Exception {
+        build(count, false);
+    }
+
+    /**
+     * Creates the fabric and {@code count} node namespaces, wired and addressed; {@code ipv6}: the bridge
+     * and every {@code eth0} get a ULA address too ({@link ClusterNames#nodeIpv6}), without duplicate
+     * address detection (nothing else is on this wire), and the nodes forward IPv6.
+     */
+    void build(int count, boolean ipv6) throws Exception {
         fabric = create(names.fabric());
         fabric.run(() -> {
             try (RtNetlink nl = RtNetlink.open()) {
@@ -41,15 +50,19 @@ final class Topology implements AutoCloseable {
                 nl.createBridge(ClusterNames.FABRIC_BRIDGE);
                 int br = index(nl, ClusterNames.FABRIC_BRIDGE);
                 nl.addAddress(br, IpPrefix.parse(ClusterNames.FABRIC_IP + "/" + ClusterNames.UNDERLAY_PREFIX_LEN));
+                if (ipv6) {
+                    Sysctl.write("net/ipv6/conf/" + ClusterNames.FABRIC_BRIDGE + "/accept_dad", "0");
+                    nl.addAddress(br, IpPrefix.parse(ClusterNames.FABRIC_IPV6 + "/" + ClusterNames.UNDERLAY_V6_PREFIX_LEN));
+                }
                 nl.setUp(br);
             }
         });
         for (int i = 1; i <= count; i++) {
-            nodes.add(buildNode(i));
+            nodes.add(buildNode(i, ipv6));
         }
     }
 
-    private NetNs buildNode(int i) throws Exception {
+    private NetNs buildNode(int i, boolean ipv6) throws Exception {
         NetNs node = create(names.node(i));
         String port = ClusterNames.fabricPort(i);
         node.run(() -> {
@@ -59,9 +72,16 @@ final class Topology implements AutoCloseable {
                 nl.moveToNetns(index(nl, port), fabric);
                 int eth0 = index(nl, ClusterNames.NODE_IFACE);
                 nl.addAddress(eth0, IpPrefix.parse(ClusterNames.nodeIp(i) + "/" + ClusterNames.UNDERLAY_PREFIX_LEN));
+                if (ipv6) {
+                    Sysctl.write("net/ipv6/conf/" + ClusterNames.NODE_IFACE + "/accept_dad", "0");
+                    nl.addAddress(eth0, IpPrefix.parse(ClusterNames.nodeIpv6(i) + "/" + ClusterNames.UNDERLAY_V6_PREFIX_LEN));
+                }
                 nl.setUp(eth0);
             }
             Sysctl.write("net/ipv4/ip_forward", "1");
+            if (ipv6) {
+                Sysctl.write("net/ipv6/conf/all/forwarding", "1");
+            }
         });
         fabric.run(() -> {
             try (RtNetlink nl = RtNetlink.open()) {

@@ -78,6 +78,7 @@ class HarnessParsingTest {
         "all             | --nodes 5 --mode kube --keep         | 5 | KUBE | vxlan | true",
         "equals syntax   | --nodes=2 --mode=etcd --backend=udp  | 2 | ETCD | udp   | false",
         "host-gw         | --backend host-gw --mode kube        | 3 | KUBE | host-gw | false",
+        "dual stack      | --dual-stack --backend wireguard --keep | 3 | ETCD | wireguard | true",
     })
     void demoArguments(String name, String line, int nodes, Mode mode, String backend, boolean keep) {
         DemoArgs a = DemoArgs.parse(line.isBlank() ? List.of() : List.of(line.split(" ")));
@@ -85,6 +86,7 @@ class HarnessParsingTest {
         assertThat(a.options().mode()).isEqualTo(mode);
         assertThat(a.options().backend()).isEqualTo(backend);
         assertThat(a.keep()).isEqualTo(keep);
+        assertThat(a.options().dualStack()).as("dual stack").isEqualTo(line.contains("--dual-stack"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -95,6 +97,7 @@ class HarnessParsingTest {
         "bad backend     | --backend gre   | --backend: expected vxlan, udp, host-gw or wireguard, got \"gre\"",
         "missing value   | --nodes         | --nodes: missing value",
         "unknown option  | --fast          | unknown option: --fast",
+        "udp dual stack  | --backend udp --dual-stack | --dual-stack: the udp backend is IPv4 only",
     })
     void badDemoArgumentsNameTheOption(String name, String line, String message) {
         assertThatThrownBy(() -> DemoArgs.parse(List.of(line.split(" ")))).hasMessage(message);
