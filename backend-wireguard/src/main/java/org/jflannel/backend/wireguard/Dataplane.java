@@ -3,6 +3,7 @@ package org.jflannel.backend.wireguard;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.jflannel.backend.wireguard.protocol.Device;
 import org.jflannel.backend.wireguard.protocol.Endpoint;
 import org.jflannel.backend.wireguard.protocol.HandshakeLoad;
@@ -61,10 +62,31 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         static final Offloads NONE = new Offloads(false, false, false, false);
     }
 
-    /** Datagrams one receive batch may hold: with GRO 16 trains of at most 64 datagrams. */
-    private static final int GRO_SLOTS = 16;
+    /**
+     * Datagrams one receive batch may hold: with GRO 4 trains of at most 64 datagrams (256 KB). Small
+     * enough that a batch stays in the core's L2 cache from {@code recvmmsg} through opening to the
+     * TUN write (with 16 trains, 1 MB a batch in three buffers, the TUN write's copy alone took a fifth
+     * of the receiving thread: its source had left the cache). {@code -Djflannel.wg.rxTrains=N} (1..16)
+     * for benchmarks.
+     */
+    static final int GRO_SLOTS = rxTrains(System.getProperty("jflannel.wg.rxTrains"));
     private static final int PLAIN_SLOTS = 32;
     private static final int MAX_DATAGRAMS = GRO_SLOTS * 64;
+
+    static int rxTrains(String v) {
+        if (v == null || v.isEmpty()) {
+            return 4;
+        }
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n >= 1 && n <= 16) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new IllegalArgumentException("jflannel.wg.rxTrains: expected 1..16, got \"" + v + "\"");
+    }
 
     private final String threadPrefix;
     private final TunDevice tun;
@@ -83,6 +105,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
     private int rxAt;
     private final ByteBuffer tunOut = ByteBuffer.allocateDirect(VnetHdr.LENGTH + MAX_PACKET);
     private final TrainCoalescer coalescer;
+    private final BatchClock clock = new BatchClock();
     private Thread tunThread;
     private Thread sockThread;
 
@@ -104,6 +127,54 @@ final class Dataplane implements AutoCloseable, Device.Wire {
 
     Offloads offloads() {
         return offloads;
+    }
+
+    /** The device's clock: {@link System#nanoTime} read once per batch on the packet threads (see {@link BatchClock}). */
+    LongSupplier clock() {
+        return clock;
+    }
+
+    /**
+     * {@link System#nanoTime} as the protocol reads it (key ages, timers): on each packet thread the
+     * time its current batch began, read once when it woke up or flushed, not once per packet (a
+     * {@code clock_gettime} cost ≈ 5 % of the packet threads' CPU here: every packet read it two or
+     * three times); any other thread (the crypto workers, the backend) reads the clock itself. At most
+     * one batch old: a key's age or a timer is late by that (the timers tick every {@value #TICK_MILLIS} ms).
+     */
+    static final class BatchClock implements LongSupplier {
+        private volatile Thread tunThread;
+        private volatile Thread sockThread;
+        /** Each written and read by its own packet thread only. */
+        private long tunNow;
+        private long sockNow;
+
+        @Override
+        public long getAsLong() {
+            Thread t = Thread.currentThread();
+            if (t == tunThread) {
+                return tunNow;
+            }
+            if (t == sockThread) {
+                return sockNow;
+            }
+            return System.nanoTime();
+        }
+
+        /** The TUN thread: a new batch begins. */
+        void tunBatch() {
+            if (tunThread == null) {
+                tunThread = Thread.currentThread();
+            }
+            tunNow = System.nanoTime();
+        }
+
+        /** The socket thread: a new batch begins; returns the time. */
+        long sockBatch() {
+            if (sockThread == null) {
+                sockThread = Thread.currentThread();
+            }
+            return sockNow = System.nanoTime();
+        }
     }
 
     void start(Device d) throws NetlinkException {
@@ -180,7 +251,8 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         IoVec plan = new IoVec(2 * TcpSegmenter.MAX_SEGMENTS);
         Checksum checksum = new Checksum();
         byte[] pkt = new byte[128]; // headers only (IPv4 and TCP, 60 bytes each at most; IPv6's 40): packets go straight into the queue's slots
-        TxQueue queue = new TxQueue(socket, offloads.gso(), sealers);
+        TxQueue queue = new TxQueue(socket, offloads.gso(), sealers, clock);
+        clock.tunBatch();
         try {
             while (!stopped) {
                 raw.clear();
@@ -188,6 +260,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                 if (n < 0) {
                     queue.flush();
                     tun.awaitReadable(POLL_MILLIS);
+                    clock.tunBatch();
                     continue;
                 }
                 int len = n - hdr;
@@ -206,7 +279,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                     Peer peer = d.peerForPacket(pkt, 0, len);
                     int at = peer == null ? -1 : queue.next(d, peer, len);
                     if (at >= 0) {
-                        packet.get(0, queue.buffer(), at, len); // straight into its slot, sealed there in place
+                        packet.get(0, queue.buffer(), at, len); // straight into its slot, sealed from there into the send buffer
                         queue.commit(d, peer, len);
                     }
                 } else if (type == VnetHdr.GSO_TCPV4 || type == VnetHdr.GSO_TCPV6) {
@@ -246,7 +319,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
             if (at < 0) {
                 continue;
             }
-            // each segment straight into its queue slot (one copy out of the TUN's buffer), sealed there in place
+            // each segment straight into its queue slot (one copy out of the TUN's buffer), sealed from there into the send buffer
             headers.get(i * TcpSegmenter.HEADER_SLOT, slots, at, headerLength);
             packet.get(headerLength + i * gsoSize, slots, at + headerLength, len);
             queue.commit(d, peer, headerLength + len);
@@ -262,11 +335,13 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         try {
             while (!stopped) {
                 int n = socket.receive(batch);
+                long now = clock.sockBatch();
                 Device d = device;
                 r.take(batch, n);
                 load.backlog(r.handshakes); // before the work: the cookies must start while the backlog lasts
-                if (r.allData && r.count >= Workers.MIN_PARALLEL && openers.threads() > 0) {
-                    // data only (the usual batch): opened on this thread and the openers at once, then in order
+                if (r.allData) {
+                    // data only (the usual batch): opened from the batch on this thread and the openers at
+                    // once (on this thread alone when there are few), then in order
                     r.device = d;
                     openers.run(r.count, r.openOne);
                     for (int j = 0; j < r.count; j++) {
@@ -276,6 +351,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                     }
                 } else {
                     for (int j = 0; j < r.count; j++) {
+                        r.whole(j); // a data message among handshakes: the whole datagram, for Device.receive
                         d.receive(r.in, r.at[j], r.length[j], r.from[j]);
                     }
                 }
@@ -283,7 +359,6 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                     coalescer.flush();
                     rxAt = 0;
                 }
-                long now = System.nanoTime();
                 if (now - nextTick >= 0) {
                     d.tick();
                     nextTick = now + TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS);
@@ -299,9 +374,10 @@ final class Dataplane implements AutoCloseable, Device.Wire {
     }
 
     /**
-     * One receive batch as datagrams: GRO trains cut at their segment size, copied into {@link #in}
-     * at the offsets they had; each datagram is opened in place (its plaintext over its ciphertext,
-     * after the 16-byte header): one array, no second copy of the batch.
+     * One receive batch as datagrams: GRO trains cut at their segment size. Of a data message only
+     * the 16-byte header is copied into {@link #in} (at the offset it had in the batch); it is opened
+     * from the batch itself, its plaintext written into {@link #in} after its header. Anything else
+     * (handshakes, cookie replies, malformed) is copied whole.
      */
     private static final class Receiving {
         final byte[] in;
@@ -315,6 +391,8 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         int handshakes;
         boolean allData;
         Device device;
+        /** The receive batch's buffer: where the data messages are opened from. */
+        ByteBuffer data;
 
         Receiving(int bytes, int datagrams) {
             in = new byte[bytes];
@@ -329,7 +407,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         }
 
         void take(DatagramBatch batch, int n) {
-            ByteBuffer data = batch.data();
+            data = batch.data();
             count = 0;
             handshakes = 0;
             allData = true;
@@ -346,14 +424,16 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                 }
                 int start = batch.offset(i);
                 int end = start + batch.length(i);
-                data.get(start, in, start, end - start);
                 int step = Math.max(1, batch.segmentSize(i));
                 for (int a = start; a < end && count < at.length; a += step) {
                     int len = Math.min(step, end - a);
+                    int h = Math.min(len, Messages.DATA_HEADER);
+                    data.get(a, in, a, h);
                     at[count] = a;
                     length[count] = len;
                     from[count] = last;
                     if (!Device.isData(in, a, len)) {
+                        data.get(a + h, in, a + h, len - h);
                         allData = false;
                         if (in[a] == 1 || in[a] == 2) {
                             handshakes++; // handshakes come alone: GRO merges datagrams of one size, data among them
@@ -364,9 +444,17 @@ final class Dataplane implements AutoCloseable, Device.Wire {
             }
         }
 
-        /** Any thread: datagram j opened in place. */
+        /** Any thread: datagram j opened from the batch, its plaintext into {@link #in} after its header. */
         private void openOne(int j) {
-            ok[j] = device.open(in, at[j], length[j], in, at[j] + Messages.DATA_HEADER, opened[j]);
+            ok[j] = device.openFrom(in, at[j], data, at[j], length[j], in, at[j] + Messages.DATA_HEADER, opened[j]);
+        }
+
+        /** Datagram j whole in {@link #in} (a data message has only its header there after {@link #take}). */
+        void whole(int j) {
+            int h = Math.min(length[j], Messages.DATA_HEADER);
+            if (Device.isData(in, at[j], length[j])) {
+                data.get(at[j] + h, in, at[j] + h, length[j] - h);
+            }
         }
     }
 
