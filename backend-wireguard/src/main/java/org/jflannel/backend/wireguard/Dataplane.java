@@ -62,31 +62,10 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         static final Offloads NONE = new Offloads(false, false, false, false);
     }
 
-    /**
-     * Datagrams one receive batch may hold: with GRO 4 trains of at most 64 datagrams (256 KB). Small
-     * enough that a batch stays in the core's L2 cache from {@code recvmmsg} through opening to the
-     * TUN write (with 16 trains, 1 MB a batch in three buffers, the TUN write's copy alone took a fifth
-     * of the receiving thread: its source had left the cache). {@code -Djflannel.wg.rxTrains=N} (1..16)
-     * for benchmarks.
-     */
-    static final int GRO_SLOTS = rxTrains(System.getProperty("jflannel.wg.rxTrains"));
+    /** Datagrams one receive batch may hold: with GRO 16 trains of at most 64 datagrams. */
+    private static final int GRO_SLOTS = 16;
     private static final int PLAIN_SLOTS = 32;
     private static final int MAX_DATAGRAMS = GRO_SLOTS * 64;
-
-    static int rxTrains(String v) {
-        if (v == null || v.isEmpty()) {
-            return 4;
-        }
-        try {
-            int n = Integer.parseInt(v.trim());
-            if (n >= 1 && n <= 16) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // below
-        }
-        throw new IllegalArgumentException("jflannel.wg.rxTrains: expected 1..16, got \"" + v + "\"");
-    }
 
     private final String threadPrefix;
     private final TunDevice tun;
