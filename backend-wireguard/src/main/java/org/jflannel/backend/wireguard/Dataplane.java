@@ -258,7 +258,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                     Peer peer = d.peerForPacket(pkt, 0, len);
                     int at = peer == null ? -1 : queue.next(d, peer, len);
                     if (at >= 0) {
-                        packet.get(0, queue.buffer(), at, len); // straight into its slot, sealed from there into the send buffer
+                        packet.get(0, queue.buffer(), at, len); // straight into its slot, sealed there in place
                         queue.commit(d, peer, len);
                     }
                 } else if (type == VnetHdr.GSO_TCPV4 || type == VnetHdr.GSO_TCPV6) {
@@ -298,7 +298,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
             if (at < 0) {
                 continue;
             }
-            // each segment straight into its queue slot (one copy out of the TUN's buffer), sealed from there into the send buffer
+            // each segment straight into its queue slot (one copy out of the TUN's buffer), sealed there in place
             headers.get(i * TcpSegmenter.HEADER_SLOT, slots, at, headerLength);
             packet.get(headerLength + i * gsoSize, slots, at + headerLength, len);
             queue.commit(d, peer, headerLength + len);
@@ -318,9 +318,8 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                 Device d = device;
                 r.take(batch, n);
                 load.backlog(r.handshakes); // before the work: the cookies must start while the backlog lasts
-                if (r.allData) {
-                    // data only (the usual batch): opened from the batch on this thread and the openers at
-                    // once (on this thread alone when there are few), then in order
+                if (r.allData && r.count >= Workers.MIN_PARALLEL && openers.threads() > 0) {
+                    // data only (the usual batch): opened on this thread and the openers at once, then in order
                     r.device = d;
                     openers.run(r.count, r.openOne);
                     for (int j = 0; j < r.count; j++) {
@@ -330,7 +329,6 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                     }
                 } else {
                     for (int j = 0; j < r.count; j++) {
-                        r.whole(j); // a data message among handshakes: the whole datagram, for Device.receive
                         d.receive(r.in, r.at[j], r.length[j], r.from[j]);
                     }
                 }
@@ -353,10 +351,9 @@ final class Dataplane implements AutoCloseable, Device.Wire {
     }
 
     /**
-     * One receive batch as datagrams: GRO trains cut at their segment size. Of a data message only
-     * the 16-byte header is copied into {@link #in} (at the offset it had in the batch); it is opened
-     * from the batch itself, its plaintext written into {@link #in} after its header. Anything else
-     * (handshakes, cookie replies, malformed) is copied whole.
+     * One receive batch as datagrams: GRO trains cut at their segment size, copied into {@link #in}
+     * at the offsets they had; each datagram is opened in place (its plaintext over its ciphertext,
+     * after the 16-byte header): one array, no second copy of the batch.
      */
     private static final class Receiving {
         final byte[] in;
@@ -370,8 +367,6 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         int handshakes;
         boolean allData;
         Device device;
-        /** The receive batch's buffer: where the data messages are opened from. */
-        ByteBuffer data;
 
         Receiving(int bytes, int datagrams) {
             in = new byte[bytes];
@@ -386,7 +381,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         }
 
         void take(DatagramBatch batch, int n) {
-            data = batch.data();
+            ByteBuffer data = batch.data();
             count = 0;
             handshakes = 0;
             allData = true;
@@ -403,16 +398,14 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                 }
                 int start = batch.offset(i);
                 int end = start + batch.length(i);
+                data.get(start, in, start, end - start);
                 int step = Math.max(1, batch.segmentSize(i));
                 for (int a = start; a < end && count < at.length; a += step) {
                     int len = Math.min(step, end - a);
-                    int h = Math.min(len, Messages.DATA_HEADER);
-                    data.get(a, in, a, h);
                     at[count] = a;
                     length[count] = len;
                     from[count] = last;
                     if (!Device.isData(in, a, len)) {
-                        data.get(a + h, in, a + h, len - h);
                         allData = false;
                         if (in[a] == 1 || in[a] == 2) {
                             handshakes++; // handshakes come alone: GRO merges datagrams of one size, data among them
@@ -423,17 +416,9 @@ final class Dataplane implements AutoCloseable, Device.Wire {
             }
         }
 
-        /** Any thread: datagram j opened from the batch, its plaintext into {@link #in} after its header. */
+        /** Any thread: datagram j opened in place. */
         private void openOne(int j) {
-            ok[j] = device.openFrom(in, at[j], data, at[j], length[j], in, at[j] + Messages.DATA_HEADER, opened[j]);
-        }
-
-        /** Datagram j whole in {@link #in} (a data message has only its header there after {@link #take}). */
-        void whole(int j) {
-            int h = Math.min(length[j], Messages.DATA_HEADER);
-            if (Device.isData(in, at[j], length[j])) {
-                data.get(at[j] + h, in, at[j] + h, length[j] - h);
-            }
+            ok[j] = device.open(in, at[j], length[j], in, at[j] + Messages.DATA_HEADER, opened[j]);
         }
     }
 

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Packets from the TUN on their way to one endpoint, sealed and sent together. {@link #next} and
  * {@link #commit} (or {@link #add}) take each packet into its slot and reserve its counter in the
- * order the packets came; {@link #flush} seals them all into the send buffer, on the TUN thread and the {@link Workers} at once (the counters are already fixed, so
+ * order the packets came; {@link #flush} seals them all in place, on the TUN thread and the {@link Workers} at once (the counters are already fixed, so
  * the order on the wire is the counters' order), then sends them with one {@code sendmmsg} per
  * {@link UdpBatchSocket#MAX_MESSAGES} messages, each message a run of datagrams of one size (the
  * last may be shorter) sent as one UDP GSO train. A TSO super-packet's segments all seal to one
@@ -38,8 +38,8 @@ final class TxQueue {
     private boolean gso;
     /**
      * One slot per packet: the caller writes the packet at {@link #next}'s offset (after room for the
-     * datagram header), and it is sealed from there into {@link #out}, the kernel's buffer: the packet is
-     * copied once (from the TUN's buffer) before the cipher reads it.
+     * datagram header), and it is sealed there in place: the packet is copied once (from the TUN's
+     * buffer) before it is copied into {@link #out} for the kernel.
      */
     private final byte[] slots = new byte[CAPACITY * SLOT];
     private final int[] plainLength = new int[CAPACITY];
@@ -128,10 +128,12 @@ final class TxQueue {
         }
     }
 
-    /** Any thread: datagram {@code i} sealed from its slot straight into its slot of the send buffer (the kernel's copy is the only one after). */
+    /** Any thread: datagram {@code i} sealed in its slot and copied to its slot of the send buffer. */
     private void sealOne(int i) {
         int at = i * SLOT;
-        length[i] = device.sealReservedTo(reservations[i], slots, at, plainLength[i], out, at);
+        int n = device.sealReservedInPlace(reservations[i], slots, at, plainLength[i]);
+        length[i] = n;
+        out.put(at, slots, at, n);
     }
 
     /** The messages: runs of equal-size datagrams (the last of a run may be shorter) as GSO trains. */

@@ -85,16 +85,6 @@ public final class ChaChaPoly {
         return engine.seal(key, 0, counter, in, off, len, null, out, outOff);
     }
 
-    /** Seals {@code in[off, off + len)} into the buffer {@code out} at {@code outOff} (absolute; no AAD). Returns bytes written. */
-    public int sealTo(byte[] key, long counter, byte[] in, int off, int len, ByteBuffer out, int outOff) {
-        return engine.sealTo(key, 0, counter, in, off, len, null, out, outOff);
-    }
-
-    /** Opens the buffer's {@code in[off, off + len)} (absolute) into {@code out} at {@code outOff}; -1 when the tag fails (then {@code out}'s range holds zeros). */
-    public int openFrom(byte[] key, long counter, ByteBuffer in, int off, int len, byte[] out, int outOff) {
-        return engine.openFrom(key, 0, counter, in, off, len, null, out, outOff);
-    }
-
     /** Opens {@code in[off, off + len)} into {@code out} at {@code outOff}; -1 when the tag fails. */
     public int open(byte[] key, long counter, byte[] in, int off, int len, byte[] out, int outOff) {
         return engine.open(key, 0, counter, in, off, len, null, out, outOff);

@@ -5,7 +5,6 @@ import static org.jflannel.backend.wireguard.crypto.JdkInternals.POLY_UPDATE;
 
 import java.lang.invoke.MethodHandles;
 import java.math.BigInteger;
-import java.nio.ByteBuffer;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -91,46 +90,6 @@ final class IntrinsicEngine implements AeadEngine {
         return len + TAG;
     }
 
-    /**
-     * {@link #seal} into a (direct) buffer: each keystream chunk's ciphertext is authenticated from
-     * {@link #chunk}, where it was just made, and copied out once; the plaintext is read once.
-     */
-    @Override
-    public int sealTo(byte[] key, int fixed, long counter, byte[] in, int off, int len, byte[] aad, ByteBuffer out, int outOff) {
-        Objects.checkFromIndexSize(off, len, in.length);
-        Objects.checkFromIndexSize(outOff, len + TAG, out.capacity());
-        int ksAt = start(key, fixed, counter, aad);
-        byte[] ks = keystream;
-        int rest = 0;
-        for (int done = 0; done < len; ) {
-            if (ksAt >= ksLength) {
-                nextKeystream();
-                ksAt = 0;
-            }
-            int n = Math.min(len - done, ksLength - ksAt);
-            System.arraycopy(in, off + done, chunk, ksAt, n);
-            for (int j = ksAt, end = ksAt + n; j < end; j++) {
-                chunk[j] ^= ks[j];
-            }
-            // every chunk but the last is whole 64-byte blocks (the keystream's length and ksAt are): the
-            // last may leave a partial Poly1305 block, which authenticateTail pads
-            int whole = n & ~15;
-            if (whole > 0) {
-                polyUpdate(chunk, ksAt, whole);
-            }
-            rest = n - whole;
-            if (rest > 0) {
-                System.arraycopy(chunk, ksAt + whole, last, 0, rest);
-            }
-            out.put(outOff + done, chunk, ksAt, n);
-            done += n;
-            ksAt += n;
-        }
-        authenticateTail(rest, len, aadLength(aad));
-        out.put(outOff + len, tag, 0, TAG);
-        return len + TAG;
-    }
-
     @Override
     public int open(byte[] key, int fixed, long counter, byte[] in, int off, int len, byte[] aad, byte[] out, int outOff) {
         if (len < TAG) {
@@ -149,56 +108,6 @@ final class IntrinsicEngine implements AeadEngine {
             off = 0;
         }
         crypt(in, off, n, out, outOff, ksAt);
-        return n;
-    }
-
-    /**
-     * {@link #open} from a (direct) buffer: each keystream chunk's ciphertext copied once into
-     * {@link #chunk}, authenticated there, decrypted there and copied out; the tag compared at the
-     * end, and on failure the output zeroed (it is the caller's scratch: never delivered either way).
-     */
-    @Override
-    public int openFrom(byte[] key, int fixed, long counter, ByteBuffer in, int off, int len, byte[] aad, byte[] out, int outOff) {
-        if (len < TAG) {
-            return -1;
-        }
-        int n = len - TAG;
-        Objects.checkFromIndexSize(off, len, in.capacity());
-        Objects.checkFromIndexSize(outOff, n, out.length);
-        int ksAt = start(key, fixed, counter, aad);
-        byte[] ks = keystream;
-        int rest = 0;
-        for (int done = 0; done < n; ) {
-            if (ksAt >= ksLength) {
-                nextKeystream();
-                ksAt = 0;
-            }
-            int k = Math.min(n - done, ksLength - ksAt);
-            in.get(off + done, chunk, ksAt, k);
-            int whole = k & ~15; // whole 64-byte blocks but in the last chunk, as in sealTo
-            if (whole > 0) {
-                polyUpdate(chunk, ksAt, whole);
-            }
-            rest = k - whole;
-            if (rest > 0) {
-                System.arraycopy(chunk, ksAt + whole, last, 0, rest);
-            }
-            for (int j = ksAt, end = ksAt + k; j < end; j++) {
-                chunk[j] ^= ks[j];
-            }
-            System.arraycopy(chunk, ksAt, out, outOff + done, k);
-            done += k;
-            ksAt += k;
-        }
-        authenticateTail(rest, n, aadLength(aad));
-        int diff = 0; // constant time, as tagEquals
-        for (int i = 0; i < TAG; i++) {
-            diff |= tag[i] ^ in.get(off + n + i);
-        }
-        if (diff != 0) {
-            Arrays.fill(out, outOff, outOff + n, (byte) 0);
-            return -1;
-        }
         return n;
     }
 
@@ -353,16 +262,9 @@ final class IntrinsicEngine implements AeadEngine {
             polyUpdate(ct, off, whole);
         }
         int rest = len - whole;
-        if (rest > 0) {
-            System.arraycopy(ct, off + whole, last, 0, rest);
-        }
-        authenticateTail(rest, len, aadLength);
-    }
-
-    /** The end of {@link #authenticate}: {@code last[0, rest)} holds the ciphertext's partial last block (when rest > 0); padding and lengths, then the tag. */
-    private void authenticateTail(int rest, int len, long aadLength) {
         int n = 16;
         if (rest > 0) {
+            System.arraycopy(ct, off + whole, last, 0, rest);
             Arrays.fill(last, rest, 16, (byte) 0);
             n = 32;
         }

@@ -175,15 +175,6 @@ public final class Device {
         return transport.sealReservedInPlace(r, buf, at, len);
     }
 
-    /**
-     * {@link #sealReservedInPlace}'s datagram written into {@code out} at {@code outAt} (absolute) instead of
-     * over the packet: the same bytes, one copy fewer when {@code out} is what the kernel reads. {@code buf}
-     * keeps the padded plaintext. Any thread. Returns the datagram's length.
-     */
-    public int sealReservedTo(Reservation r, byte[] buf, int at, int len, java.nio.ByteBuffer out, int outAt) {
-        return transport.sealReservedTo(r, buf, at, len, out, outAt);
-    }
-
     // ---------------------------------------------------------------- receiving
 
     /** A datagram from the socket, from {@code from}. */
@@ -205,16 +196,6 @@ public final class Device {
      */
     public boolean open(byte[] msg, int off, int len, byte[] plain, int plainOff, Opened o) {
         return receiver.open(msg, off, len, plain, plainOff, o);
-    }
-
-    /**
-     * {@link #open} with the datagram's header at {@code header[off, off + 16)} and the datagram itself
-     * ({@code len} bytes, header included) in {@code src} at {@code srcOff} (absolute): the ciphertext is
-     * read from there (the receive batch the kernel wrote) and the plaintext written to {@code plain}, so
-     * the batch is not copied whole first. Any thread.
-     */
-    public boolean openFrom(byte[] header, int off, java.nio.ByteBuffer src, int srcOff, int len, byte[] plain, int plainOff, Opened o) {
-        return receiver.openFrom(header, off, src, srcOff, len, plain, plainOff, o);
     }
 
     /** The second half of receiving an {@link #open}ed data message, whose plaintext is at {@code plain[plainOff, …)}. */

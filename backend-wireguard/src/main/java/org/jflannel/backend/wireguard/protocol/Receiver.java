@@ -100,30 +100,6 @@ final class Receiver {
         return len >= DATA_MIN && type(msg, off, len) == DATA;
     }
 
-    /** See {@link Device#openFrom}. */
-    boolean openFrom(byte[] header, int off, java.nio.ByteBuffer src, int srcOff, int len, byte[] plain, int plainOff, Device.Opened o) {
-        Sessions.Index idx = sessions.get(u32(header, off + DATA_RECEIVER));
-        if (idx == null || idx.keypair() == null) {
-            counters.droppedUnknownIndex.increment();
-            return false;
-        }
-        Keypair kp = idx.keypair();
-        if (nanos.getAsLong() - kp.createdNanos >= timings.rejectAfterTime().toNanos()) {
-            counters.droppedStaleKeys.increment();
-            return false;
-        }
-        long counter = u64(header, off + DATA_COUNTER);
-        int n = aead.get().openFrom(kp.receiveKey, counter, src, srcOff + DATA_HEADER, len - DATA_HEADER, plain, plainOff);
-        if (n < 0) {
-            counters.droppedBadAuth.increment();
-            return false;
-        }
-        o.index = idx;
-        o.counter = counter;
-        o.length = n;
-        return true;
-    }
-
     /** See {@link Device#open}. */
     boolean open(byte[] msg, int off, int len, byte[] plain, int plainOff, Device.Opened o) {
         Sessions.Index idx = sessions.get(u32(msg, off + DATA_RECEIVER));

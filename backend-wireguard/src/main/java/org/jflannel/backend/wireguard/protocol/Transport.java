@@ -109,25 +109,6 @@ final class Transport {
         return DATA_HEADER + n;
     }
 
-    /**
-     * {@link Device#sealReservedTo}: the plaintext at {@code buf[at + 16, at + 16 + len)} padded in place,
-     * the header written at {@code buf[at, at + 16)} and copied out, the ciphertext and tag sealed straight
-     * into {@code out} after it: {@code out[outAt, outAt + returned)} is the datagram.
-     */
-    int sealReservedTo(Device.Reservation r, byte[] buf, int at, int len, java.nio.ByteBuffer out, int outAt) {
-        Keypair kp = r.keypair;
-        int padded = padded(len);
-        Arrays.fill(buf, at + DATA_HEADER + len, at + DATA_HEADER + padded, (byte) 0); // the zero padding is sealed too
-        u32(buf, at, DATA);
-        u32(buf, at + DATA_RECEIVER, kp.remoteIndex);
-        u64(buf, at + DATA_COUNTER, r.counter);
-        out.put(outAt, buf, at, DATA_HEADER);
-        int n = aead.get().sealTo(kp.sendKey, r.counter, buf, at + DATA_HEADER, padded, out, outAt + DATA_HEADER);
-        counters.txPackets.increment();
-        counters.txBytes.add(len);
-        return DATA_HEADER + n;
-    }
-
     private int sealWith(Keypair kp, long counter, byte[] packet, int off, int len, byte[] out, int outOff) {
         int padded = padded(len);
         u32(out, outOff, DATA);

@@ -133,26 +133,8 @@ class DeviceTest {
         assertThat(a.reserve(toB, buf, Messages.DATA_HEADER, packet.length, r)).isTrue();
         byte[] separate = new byte[a.sealedSize(packet.length)];
         assertThat(a.sealReserved(r, packet, 0, packet.length, separate, 0)).isEqualTo(separate.length);
-        java.nio.ByteBuffer direct = java.nio.ByteBuffer.allocateDirect(separate.length + 9);
-        byte[] before = buf.clone();
-        assertThat(a.sealReservedTo(r, buf, 0, packet.length, direct, 9)).isEqualTo(separate.length);
-        byte[] sent = new byte[separate.length];
-        direct.get(9, sent);
-        assertThat(sent).as("sealed straight into the send buffer").isEqualTo(separate);
-        assertThat(java.util.Arrays.copyOfRange(buf, Messages.DATA_HEADER, Messages.DATA_HEADER + packet.length))
-                .as("the plaintext stays in its slot").isEqualTo(java.util.Arrays.copyOfRange(before, Messages.DATA_HEADER, Messages.DATA_HEADER + packet.length));
         assertThat(a.sealReservedInPlace(r, buf, 0, packet.length)).isEqualTo(separate.length);
         assertThat(java.util.Arrays.copyOf(buf, separate.length)).isEqualTo(separate);
-
-        // opened from the (direct) receive buffer with only the header in the array, as the data plane does
-        byte[] header = new byte[3 + Messages.DATA_HEADER + packet.length + 16];
-        System.arraycopy(sent, 0, header, 3, Messages.DATA_HEADER);
-        Device.Opened fromBatch = new Device.Opened();
-        assertThat(b.openFrom(header, 3, direct, 9, separate.length, header, 3 + Messages.DATA_HEADER, fromBatch)).isTrue();
-        assertThat(java.util.Arrays.copyOfRange(header, 3 + Messages.DATA_HEADER, 3 + Messages.DATA_HEADER + packet.length)).isEqualTo(packet);
-        assertThat(fromBatch.length).isEqualTo(separate.length - Messages.DATA_HEADER - 16);
-        direct.put(9 + separate.length - 1, (byte) (direct.get(9 + separate.length - 1) ^ 1)); // the tag's last byte
-        assertThat(b.openFrom(header, 3, direct, 9, separate.length, header, 3 + Messages.DATA_HEADER, new Device.Opened())).isFalse();
 
         Device.Opened o = new Device.Opened();
         assertThat(b.open(buf, 0, separate.length, buf, Messages.DATA_HEADER, o)).isTrue();
