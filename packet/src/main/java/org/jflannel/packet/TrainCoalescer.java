@@ -306,7 +306,7 @@ public final class TrainCoalescer {
         sink.write(iov);
     }
 
-    /** {@code a[i, i + len)} equals {@code b[j, j + len)}: 8 and 4 bytes a compare, then bytes (≈ 5 % of a receiving thread's CPU byte by byte). */
+    /** {@code a[i, i + len)} equals {@code b[j, j + len)}: 8 and 4 bytes a compare, then bytes (byte by byte it was ≈ 3 % of the wireguard receiving thread's CPU). */
     static boolean same(ByteBuffer a, int i, ByteBuffer b, int j, int len) {
         int k = 0;
         for (; k + 8 <= len; k += 8) {
