@@ -31,6 +31,25 @@ class TrainCoalescerTest {
         });
     }
 
+    /** The header comparison, in 8- and 4-byte steps: equal ranges at two offsets, and a difference found at every byte of every length to 40. */
+    @Test
+    void sameFindsADifferenceAtEveryByte() {
+        ByteBuffer a = ByteBuffer.allocateDirect(64);
+        ByteBuffer b = ByteBuffer.allocate(64);
+        for (int k = 0; k < 64; k++) {
+            a.put(k, (byte) (k * 7 + 1));
+            b.put((k + 5) % 64, (byte) (k * 7 + 1));
+        }
+        for (int len = 0; len <= 40; len++) {
+            assertThat(TrainCoalescer.same(a, 3, b, 8, len)).as("equal, length %d", len).isTrue();
+            for (int d = 0; d < len; d++) {
+                b.put(8 + d, (byte) (b.get(8 + d) ^ 0x10));
+                assertThat(TrainCoalescer.same(a, 3, b, 8, len)).as("byte %d of %d differs", d, len).isFalse();
+                b.put(8 + d, (byte) (b.get(8 + d) ^ 0x10));
+            }
+        }
+    }
+
     @Test
     void aTrainOfOneFlowIsWrittenAsOneSuperPacketWithOneHeader() {
         List<ByteBuffer> segs = flow(1000, 10, 600, PSH);

@@ -33,6 +33,8 @@ final class TxQueue {
 
     private final UdpBatchSocket socket;
     private final Workers workers;
+    /** Read anew after each flush: the next packets' reservations see a time at most one batch old. */
+    private final Dataplane.BatchClock clock;
     private boolean gso;
     /**
      * One slot per packet: the caller writes the packet at {@link #next}'s offset (after room for the
@@ -55,8 +57,9 @@ final class TxQueue {
     private Endpoint pending;
     private int queued;
 
-    TxQueue(UdpBatchSocket socket, boolean gso, Workers workers) {
+    TxQueue(UdpBatchSocket socket, boolean gso, Workers workers, Dataplane.BatchClock clock) {
         this.socket = socket;
+        this.clock = clock;
         this.gso = gso;
         this.workers = workers;
         for (int i = 0; i < CAPACITY; i++) {
@@ -121,6 +124,7 @@ final class TxQueue {
             send(plan());
         } finally {
             queued = 0;
+            clock.tunBatch();
         }
     }
 
