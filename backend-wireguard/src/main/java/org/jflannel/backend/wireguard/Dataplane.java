@@ -3,7 +3,6 @@ package org.jflannel.backend.wireguard;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 import org.jflannel.backend.wireguard.protocol.Device;
 import org.jflannel.backend.wireguard.protocol.Endpoint;
 import org.jflannel.backend.wireguard.protocol.HandshakeLoad;
@@ -84,7 +83,6 @@ final class Dataplane implements AutoCloseable, Device.Wire {
     private int rxAt;
     private final ByteBuffer tunOut = ByteBuffer.allocateDirect(VnetHdr.LENGTH + MAX_PACKET);
     private final TrainCoalescer coalescer;
-    private final BatchClock clock = new BatchClock();
     private Thread tunThread;
     private Thread sockThread;
 
@@ -106,54 +104,6 @@ final class Dataplane implements AutoCloseable, Device.Wire {
 
     Offloads offloads() {
         return offloads;
-    }
-
-    /** The device's clock: {@link System#nanoTime} read once per batch on the packet threads (see {@link BatchClock}). */
-    LongSupplier clock() {
-        return clock;
-    }
-
-    /**
-     * {@link System#nanoTime} as the protocol reads it (key ages, timers): on each packet thread the
-     * time its current batch began, read once when it woke up, flushed or read 64 times, not once per packet (a
-     * {@code clock_gettime} per packet, once sending and twice receiving, was ≈ 2 % of the packet
-     * threads' CPU on the benchmark's machine); any other thread (the crypto workers, the backend) reads the clock itself. At most
-     * one batch old: a key's age or a timer is late by that (the timers tick every {@value #TICK_MILLIS} ms).
-     */
-    static final class BatchClock implements LongSupplier {
-        private volatile Thread tunThread;
-        private volatile Thread sockThread;
-        /** Each written and read by its own packet thread only. */
-        private long tunNow;
-        private long sockNow;
-
-        @Override
-        public long getAsLong() {
-            Thread t = Thread.currentThread();
-            if (t == tunThread) {
-                return tunNow;
-            }
-            if (t == sockThread) {
-                return sockNow;
-            }
-            return System.nanoTime();
-        }
-
-        /** The TUN thread: a new batch begins. */
-        void tunBatch() {
-            if (tunThread == null) {
-                tunThread = Thread.currentThread();
-            }
-            tunNow = System.nanoTime();
-        }
-
-        /** The socket thread: a new batch begins; returns the time. */
-        long sockBatch() {
-            if (sockThread == null) {
-                sockThread = Thread.currentThread();
-            }
-            return sockNow = System.nanoTime();
-        }
     }
 
     void start(Device d) throws NetlinkException {
@@ -230,20 +180,14 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         IoVec plan = new IoVec(2 * TcpSegmenter.MAX_SEGMENTS);
         Checksum checksum = new Checksum();
         byte[] pkt = new byte[128]; // headers only (IPv4 and TCP, 60 bytes each at most; IPv6's 40): packets go straight into the queue's slots
-        TxQueue queue = new TxQueue(socket, offloads.gso(), sealers, clock);
-        clock.tunBatch();
-        int reads = 0;
+        TxQueue queue = new TxQueue(socket, offloads.gso(), sealers);
         try {
             while (!stopped) {
                 raw.clear();
                 int n = tun.tryRead(raw);
-                if ((++reads & 63) == 0) {
-                    clock.tunBatch(); // a TUN that never empties, of packets that never flush (no peer): still a fresh clock
-                }
                 if (n < 0) {
                     queue.flush();
                     tun.awaitReadable(POLL_MILLIS);
-                    clock.tunBatch();
                     continue;
                 }
                 int len = n - hdr;
@@ -318,7 +262,6 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         try {
             while (!stopped) {
                 int n = socket.receive(batch);
-                long now = clock.sockBatch();
                 Device d = device;
                 r.take(batch, n);
                 load.backlog(r.handshakes); // before the work: the cookies must start while the backlog lasts
@@ -340,6 +283,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                     coalescer.flush();
                     rxAt = 0;
                 }
+                long now = System.nanoTime();
                 if (now - nextTick >= 0) {
                     d.tick();
                     nextTick = now + TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS);

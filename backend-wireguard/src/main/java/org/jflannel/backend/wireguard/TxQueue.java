@@ -33,8 +33,6 @@ final class TxQueue {
 
     private final UdpBatchSocket socket;
     private final Workers workers;
-    /** Read anew after each flush: the next packets' reservations see a time at most one batch old. */
-    private final Dataplane.BatchClock clock;
     private boolean gso;
     /**
      * One slot per packet: the caller writes the packet at {@link #next}'s offset (after room for the
@@ -57,9 +55,8 @@ final class TxQueue {
     private Endpoint pending;
     private int queued;
 
-    TxQueue(UdpBatchSocket socket, boolean gso, Workers workers, Dataplane.BatchClock clock) {
+    TxQueue(UdpBatchSocket socket, boolean gso, Workers workers) {
         this.socket = socket;
-        this.clock = clock;
         this.gso = gso;
         this.workers = workers;
         for (int i = 0; i < CAPACITY; i++) {
@@ -124,7 +121,6 @@ final class TxQueue {
             send(plan());
         } finally {
             queued = 0;
-            clock.tunBatch();
         }
     }
 

@@ -155,7 +155,7 @@ public final class WireguardBackend implements Backend {
             HandshakeLoad load = HandshakeLoad.standard(System::nanoTime);
             Dataplane plane = new Dataplane(tun, socket, load, offloads, cryptoThreads,
                     spec.name().equals(DEVICE_V6) ? "wg6" : "wg");
-            Device device = new Device(Device.Config.withLoadDetector(privateKey, timings, plane.clock(), Instant::now,
+            Device device = new Device(Device.Config.withLoadDetector(privateKey, timings, System::nanoTime, Instant::now,
                     random, mtu, load), plane);
             return new Opened(spec, tun, socket, plane, device);
         } catch (NetlinkException | RuntimeException e) {
