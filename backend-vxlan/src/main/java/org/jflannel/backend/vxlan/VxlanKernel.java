@@ -68,8 +68,11 @@ final class VxlanKernel implements PeerKernel<PeerEntries> {
     private volatile long aheadNanos;
     /** Set by the netlink watcher when something of ours was deleted after the dump ahead began: dump again. */
     private volatile boolean aheadSpoilt;
-    /** A dump ahead older than this is not used (dumped again). */
-    private static final long AHEAD_MAX_AGE_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /**
+     * A dump ahead older than this is not used (dumped again): one periodic pass's interval, the longest a change
+     * that is no deletion goes unseen anyway. (2 s was too short on a loaded node: planning 10,000 peers comes first.)
+     */
+    private static final long AHEAD_MAX_AGE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /** Names and indices of our devices as last seen, for the netlink watcher's thread. */
     private volatile List<String> names = List.of();
@@ -183,7 +186,7 @@ final class VxlanKernel implements PeerKernel<PeerEntries> {
      * the first batch compares against (10,000 peers: 40,000 entries) overlap the daemon's rules, subnet.env and the
      * lease listing instead of following them. Called once the netlink watch is subscribed: a deletion of one of
      * our entries after this point spoils the dump ahead ({@link #spoilAhead}) and the first batch dumps again, as
-     * does a dump older than 2 s; a change that is no deletion is seen by the next periodic pass, as a change right
+     * does a dump older than 10 s; a change that is no deletion is seen by the next periodic pass, as a change right
      * after the first batch's own dump would be.
      */
     void dumpAhead() {
