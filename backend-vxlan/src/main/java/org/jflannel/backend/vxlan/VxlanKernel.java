@@ -9,6 +9,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jflannel.backend.vxlan.VxlanCounters.ErrorKind;
 import org.jflannel.core.Lease;
 import org.jflannel.core.peers.Devices;
@@ -16,6 +20,9 @@ import org.jflannel.core.peers.LeasePlan;
 import org.jflannel.core.peers.PeerKernel;
 import org.jflannel.core.peers.ReadBack;
 import org.jflannel.core.peers.Writing;
+import org.jflannel.linuxnet.netlink.FdbEntry;
+import org.jflannel.linuxnet.netlink.Neighbour;
+import org.jflannel.linuxnet.netlink.Nexthop;
 import org.jflannel.linuxnet.netlink.Route;
 import org.jflannel.linuxnet.netlink.RtNetlink;
 import org.slf4j.Logger;
@@ -49,6 +56,23 @@ final class VxlanKernel implements PeerKernel<PeerEntries> {
     private boolean primedSpoilt;
 
     private record Primed(Map<Integer, KernelDiff> diffs, Set<PeerEntries> failed) {}
+
+    /** One device's four tables, dumped ahead of the first batch (ours, issue 23). */
+    private record Dumps(List<Neighbour> neighbours, List<FdbEntry> fdb, List<Route> routes, List<Nexthop> nexthops) {}
+
+    /**
+     * The devices' tables as dumped ahead of the first batch, per index, and when the dump started; null when none,
+     * once used, or spoilt. Set by {@link #dumpAhead}; the first batch takes it on the lease-events thread.
+     */
+    private volatile CompletableFuture<Map<Integer, Dumps>> ahead;
+    private volatile long aheadNanos;
+    /** Set by the netlink watcher when something of ours was deleted after the dump ahead began: dump again. */
+    private volatile boolean aheadSpoilt;
+    /**
+     * A dump ahead older than this is not used (dumped again): one periodic pass's interval, the longest a change
+     * that is no deletion goes unseen anyway. (2 s was too short on a loaded node: planning 10,000 peers comes first.)
+     */
+    private static final long AHEAD_MAX_AGE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /** Names and indices of our devices as last seen, for the netlink watcher's thread. */
     private volatile List<String> names = List.of();
@@ -124,8 +148,9 @@ final class VxlanKernel implements PeerKernel<PeerEntries> {
      * A failed dump keeps every entry (the write is idempotent). Returns the comparisons per device index, strays
      * included (the first batch is the complete lease list), for the read-back that follows the batch.
      */
-    private Map<Integer, KernelDiff> skipPresent(List<PeerEntries.Encapsulated> entries) {
+    private Map<Integer, KernelDiff> skipPresent(List<PeerEntries.Encapsulated> entries) throws InterruptedException {
         Map<Integer, KernelDiff> diffs = new HashMap<>();
+        Map<Integer, Dumps> dumped = takeAhead();
         if (entries.isEmpty()) {
             return diffs;
         }
@@ -138,7 +163,10 @@ final class VxlanKernel implements PeerKernel<PeerEntries> {
             }
             try {
                 Set<PeerEntries> wrong = new HashSet<>();
-                KernelDiff diff = KernelDiff.of(mine, nl.neighbours(idx), nl.fdb(idx), nl.routesOf(idx), nl.nexthops(idx), true);
+                Dumps d = dumped == null ? null : dumped.get(idx);
+                KernelDiff diff = d != null
+                        ? KernelDiff.of(mine, d.neighbours(), d.fdb(), d.routes(), d.nexthops(), true)
+                        : KernelDiff.of(mine, nl.neighbours(idx), nl.fdb(idx), nl.routesOf(idx), nl.nexthops(idx), true);
                 diff.missing().forEach(m -> wrong.add(m.entries()));
                 entries.removeIf(e -> e.neighbour().linkIndex() == idx && !wrong.contains(e));
                 diffs.put(idx, diff);
@@ -150,6 +178,82 @@ final class VxlanKernel implements PeerKernel<PeerEntries> {
             LOG.info("peers already programmed, not written again peers={} toWrite={}", before - entries.size(), entries.size());
         }
         return diffs;
+    }
+
+    /**
+     * Ours (issue 23): dumps our devices' neighbours, FDB entries, routes and nexthops now, on a socket of its own
+     * opened on the calling thread (its network namespace) and a short-lived thread, so that on a restart the dumps
+     * the first batch compares against (10,000 peers: 40,000 entries) overlap the daemon's rules, subnet.env and the
+     * lease listing instead of following them. Called once the netlink watch is subscribed: a deletion of one of
+     * our entries after this point spoils the dump ahead ({@link #spoilAhead}) and the first batch dumps again, as
+     * does a dump older than 10 s; a change that is no deletion is seen by the next periodic pass, as a change right
+     * after the first batch's own dump would be.
+     */
+    void dumpAhead() {
+        List<VtepDevice> devs = devicesPresent();
+        if (devs.isEmpty()) {
+            return;
+        }
+        RtNetlink own;
+        try {
+            own = RtNetlink.open();
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("kernel entries not dumped ahead error={}", e.getMessage());
+            return;
+        }
+        CompletableFuture<Map<Integer, Dumps>> f = new CompletableFuture<>();
+        aheadSpoilt = false;
+        aheadNanos = System.nanoTime();
+        ahead = f;
+        Thread t = new Thread(() -> {
+            try (own) {
+                Map<Integer, Dumps> out = new HashMap<>();
+                for (VtepDevice dev : devs) {
+                    int idx = dev.index();
+                    out.put(idx, new Dumps(own.neighbours(idx), own.fdb(idx), own.routesOf(idx), own.nexthops(idx)));
+                }
+                f.complete(out);
+            } catch (IOException | RuntimeException e) {
+                f.completeExceptionally(e);
+            }
+        }, "vxlan-dump-ahead");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Something of ours was deleted (netlink watcher's thread): a dump made ahead no longer holds. */
+    void spoilAhead() {
+        aheadSpoilt = true;
+    }
+
+    boolean aheadSpoilt() {
+        return aheadSpoilt;
+    }
+
+    /** Whether the tables dumped ahead are there, not yet taken (tests). */
+    boolean aheadDumped() {
+        CompletableFuture<Map<Integer, Dumps>> f = ahead;
+        return f != null && f.isDone() && !f.isCompletedExceptionally();
+    }
+
+    /** The dumps made ahead, if usable (complete, unspoilt, recent); null otherwise. Lease-events thread; once. */
+    private Map<Integer, Dumps> takeAhead() throws InterruptedException {
+        CompletableFuture<Map<Integer, Dumps>> f = ahead;
+        ahead = null;
+        if (f == null) {
+            return null;
+        }
+        try {
+            Map<Integer, Dumps> d = f.get(5, TimeUnit.SECONDS);
+            if (aheadSpoilt || System.nanoTime() - aheadNanos > AHEAD_MAX_AGE_NANOS) {
+                LOG.debug("kernel entries dumped ahead not used spoilt={}", aheadSpoilt);
+                return null;
+            }
+            return d;
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.debug("kernel entries dumped ahead not used error={}", e.toString());
+            return null;
+        }
     }
 
     /** The first batch's comparison as the kernel should be after its write: only failed peers missing, taken-over FDB strays gone. */
@@ -191,6 +295,7 @@ final class VxlanKernel implements PeerKernel<PeerEntries> {
                 try {
                     if (!dev.healthy()) {
                         primed = null; // a new device: nothing of the first batch's comparison holds
+                        ahead = null;
                         dev.recreate();
                         counters.recreated();
                         recreated = true;
@@ -221,6 +326,7 @@ final class VxlanKernel implements PeerKernel<PeerEntries> {
         int fixed = 0;
         Primed p = primed;
         primed = null;
+        ahead = null; // the first batch took it, or there was none with peers to compare: not kept
         for (VtepDevice dev : devicesPresent()) {
             fixed += dev.repairState();
             KernelDiff diff = p != null && withStrays ? p.diffs().get(dev.index()) : null;

@@ -38,6 +38,17 @@ public final class VxlanNetwork extends PeerNetwork<PeerEntries> {
     void startHealing(Executor leaseEvents, VxlanSettings settings) throws NetlinkException {
         loop.heal(leaseEvents, settings.timing(), "vxlan-timer",
                 healing -> NetlinkMonitor.start("vxlan-linkwatch", VxlanWatch.GROUPS, new VxlanWatch(kernel, healing)));
+        kernel.dumpAhead(); // after the watch subscribed: a deletion from now on spoils it (issue 23)
+    }
+
+    /** Whether a deletion seen by the netlink watch spoilt the tables dumped ahead of the first batch (tests). */
+    boolean dumpAheadSpoilt() {
+        return kernel.aheadSpoilt();
+    }
+
+    /** Whether the tables dumped ahead of the first batch are there, not yet taken (tests). */
+    boolean dumpedAhead() {
+        return kernel.aheadDumped();
     }
 
     public VxlanCounters counters() {

@@ -32,6 +32,9 @@ final class VxlanWatch implements Consumer<NetlinkEvent> {
     public void accept(NetlinkEvent event) {
         if (event instanceof NetlinkEvent.LinkEvent le) {
             boolean ours = kernel.ours(le.link().name(), le.link().index());
+            if (ours) {
+                kernel.spoilAhead();
+            }
             if (ours && le.deleted()) {
                 LOG.warn("vxlan device deleted name={} index={}", le.link().name(), le.link().index());
                 healing.deviceGone();
@@ -41,6 +44,7 @@ final class VxlanWatch implements Consumer<NetlinkEvent> {
             return;
         }
         if (event.deleted() && kernel.ours(linkOf(event))) {
+            kernel.spoilAhead();
             healing.reconcileSoon(false);
         }
     }

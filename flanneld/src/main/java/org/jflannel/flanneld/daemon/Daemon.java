@@ -10,6 +10,8 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jflannel.core.Backend;
 import org.jflannel.core.BackendConfig;
@@ -99,6 +101,15 @@ public final class Daemon {
         started.push(subnets);
         shutdown.installSignalHandlers();
         startHealthServer();
+        // ours (issue 23): the external interface as an IPv4-only network would have it, looked up while the
+        // config is fetched (etcd's first call is most of a cold start's first second); used if the config agrees
+        CompletableFuture<EarlyInterface> earlyExt = subnets instanceof KubeSubnetManager ? null
+                : CompletableFuture.supplyAsync(() -> EarlyInterface.lookUp(() -> selectInterface(true, false, subnets)),
+                        task -> {
+                            Thread t = new Thread(task, "external-interface");
+                            t.setDaemon(true);
+                            t.start();
+                        });
         NetConf conf = networkConfig(subnets);
         if (conf == null) {
             return 0; // stopped while waiting for the config
@@ -107,7 +118,7 @@ public final class Daemon {
             LOG.warn("net-conf.json has no Backend: using udp as upstream does; set \"Backend\": {\"Type\": \"vxlan\"} explicitly");
         }
         checkBrNetfilter(conf);
-        ExternalInterface ext = externalInterface(conf, subnets);
+        ExternalInterface ext = externalInterface(conf, subnets, earlyExt);
         LeaseLoop loop = new LeaseLoop(metrics, startupHeap);
         backendType = conf.backend().type();
         Backend backend = Backends.create(backendType, ext, subnets, loop.executor(),
@@ -236,8 +247,48 @@ public final class Daemon {
         }
     }
 
+    /** An external interface looked up ahead, and when; null when that lookup failed (then it is made again). */
+    private record EarlyInterface(ExternalInterface ext, long nanos) {
+        interface Lookup {
+            ExternalInterface run() throws StartupError;
+        }
+
+        static EarlyInterface lookUp(Lookup lookup) {
+            try {
+                return new EarlyInterface(lookup.run(), System.nanoTime());
+            } catch (StartupError | RuntimeException e) {
+                LOG.debug("early external interface lookup failed, will look up again error={}", e.getMessage());
+                return null;
+            }
+        }
+    }
+
+    /** A lookup made ahead is used when the config is IPv4-only and it succeeded < 2 s ago; else one is made now. */
+    private ExternalInterface externalInterface(NetConf conf, SubnetManager subnets,
+                                                CompletableFuture<EarlyInterface> early) throws StartupError, InterruptedException {
+        ExternalInterface ext = null;
+        if (early != null && conf.enableIPv4() && !conf.enableIPv6()) {
+            try {
+                EarlyInterface e = early.get();
+                if (e != null && System.nanoTime() - e.nanos() < Duration.ofSeconds(2).toNanos()) {
+                    ext = e.ext();
+                }
+            } catch (ExecutionException e) {
+                LOG.debug("early external interface lookup failed error={}", e.getCause().toString());
+            }
+        }
+        if (ext == null) {
+            ext = selectInterface(conf.enableIPv4(), conf.enableIPv6(), subnets);
+        }
+        LOG.info("external interface chosen name={} index={} mtu={} address={} publicIp={}", ext.name(), ext.index(),
+                ext.mtu(), ext.address() == null ? ext.address6() : ext.address(),
+                ext.publicIp() == null ? ext.publicIpv6() : ext.publicIp());
+        return ext;
+    }
+
     /** §1: the node-public-ip annotations (kube) override the flags, also for the lookup. */
-    private ExternalInterface externalInterface(NetConf conf, SubnetManager subnets) throws StartupError {
+    private ExternalInterface selectInterface(boolean enableIPv4, boolean enableIPv6, SubnetManager subnets)
+            throws StartupError {
         String publicIp = o.publicIp();
         String publicIpv6 = o.publicIpv6();
         if (subnets instanceof KubeSubnetManager kube) {
@@ -245,14 +296,10 @@ public final class Daemon {
             publicIpv6 = kube.nodePublicIpv6().orElse(publicIpv6);
         }
         InterfaceSelector.Request request = new InterfaceSelector.Request(o.iface(), o.ifaceRegex(), o.ifaceCanReach(),
-                publicIp, publicIpv6, conf.enableIPv4(), conf.enableIPv6());
+                publicIp, publicIpv6, enableIPv4, enableIPv6);
         try (RtNetlink nl = RtNetlink.open()) {
-            ExternalInterface ext = new InterfaceSelector(RtNetlinkSnapshot.read(nl), ip -> RtNetlinkSnapshot.routeGet(nl, ip))
+            return new InterfaceSelector(RtNetlinkSnapshot.read(nl), ip -> RtNetlinkSnapshot.routeGet(nl, ip))
                     .select(request);
-            LOG.info("external interface chosen name={} index={} mtu={} address={} publicIp={}", ext.name(), ext.index(),
-                    ext.mtu(), ext.address() == null ? ext.address6() : ext.address(),
-                    ext.publicIp() == null ? ext.publicIpv6() : ext.publicIp());
-            return ext;
         } catch (SelectionException e) {
             throw new StartupError(e.getMessage(), e);
         } catch (NetlinkException | RuntimeException e) {

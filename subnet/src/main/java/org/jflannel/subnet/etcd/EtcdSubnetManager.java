@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * thread, when the own lease key is deleted or expires (the daemon then logs
  * {@code Lease has been revoked. Shutting down daemon.} and exits 0).
  *
- * <p>Owns: a jetcd client (plus one per watch), the threads {@code etcd-lease-renew}, {@code etcd-own-lease} and one
+ * <p>Owns: a jetcd client (plus one per watch), the threads {@code etcd-watch-prefetch} (until the first watch has
+ * its listing, {@link WatchPrefetch}), {@code etcd-lease-renew}, {@code etcd-own-lease} and one
  * {@code etcd-lease-watch} per subscription; {@link #close()} stops them all.
  */
 public final class EtcdSubnetManager implements SubnetManager {
@@ -45,6 +46,8 @@ public final class EtcdSubnetManager implements SubnetManager {
     private final List<Subscription> subscriptions = new ArrayList<>();
     private final EtcdProbe probe;
     private LeaseWatch ownLeaseWatch;
+    /** The first lease watch's client and listing, made ahead (ours, issue 23); null once handed on or off. */
+    private WatchPrefetch watchPrefetch;
     /** etcd was unreachable, or a call failed, since the client last worked: use a new client next time. */
     private boolean stale;
 
@@ -63,6 +66,8 @@ public final class EtcdSubnetManager implements SubnetManager {
         this.acquirer = new LeaseAcquirer(store, options, timings, clock, RandomGenerator.getDefault(),
                 previousSubnet, previousIpv6Subnet);
         this.renewer = new LeaseRenewer(store, timings, clock);
+        // the first lease watch's client connects now and lists once the own lease is written (issue 23)
+        this.watchPrefetch = new WatchPrefetch(this::watchConnection, options.subnetsPrefix(), options.configKey()).start();
     }
 
     @Override
@@ -83,7 +88,11 @@ public final class EtcdSubnetManager implements SubnetManager {
             stale = true;
             throw ex;
         }
-        return NetConf.parse(e.value(), NetConf.Mode.ETCD, key);
+        NetConf conf = NetConf.parse(e.value(), NetConf.Mode.ETCD, key);
+        if (conf.enableIPv4()) {
+            acquirer.listAhead(); // the first acquisition's listing, while the daemon sets up the backend (issue 23)
+        }
+        return conf;
     }
 
     @Override
@@ -95,6 +104,9 @@ public final class EtcdSubnetManager implements SubnetManager {
         } catch (IOException ex) {
             stale = true;
             throw ex;
+        }
+        if (watchPrefetch != null) {
+            watchPrefetch.leaseAcquired();
         }
         renewer.cancel();
         if (!a.reservation()) {
@@ -131,7 +143,8 @@ public final class EtcdSubnetManager implements SubnetManager {
     @Override
     public synchronized Subscription watchLeases(Consumer<List<LeaseEvent>> sink) {
         LeaseWatch w = new LeaseWatch(this::watchConnection, probe, options.subnetsPrefix(), key -> true, sink,
-                "etcd-lease-watch", timings, clock, false);
+                "etcd-lease-watch", timings, clock, false).withPrefetch(watchPrefetch);
+        watchPrefetch = null; // the first watch owns it now
         subscriptions.add(w);
         return w.start();
     }
@@ -150,6 +163,10 @@ public final class EtcdSubnetManager implements SubnetManager {
     public synchronized void close() {
         subscriptions.forEach(Subscription::close);
         subscriptions.clear();
+        if (watchPrefetch != null) {
+            watchPrefetch.close();
+            watchPrefetch = null;
+        }
         if (ownLeaseWatch != null) {
             ownLeaseWatch.close();
         }

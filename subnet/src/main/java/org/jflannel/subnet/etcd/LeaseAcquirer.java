@@ -6,6 +6,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.random.RandomGenerator;
 import org.jflannel.core.ConfigException;
 import org.jflannel.core.Ip4Net;
@@ -43,6 +47,12 @@ final class LeaseAcquirer {
     private final RandomGenerator random;
     private final Ip4Net previous4;
     private final Ip6Net previous6;
+    /** The first acquisition's listing, started ahead (ours, issue 23); null when none is pending. */
+    private CompletableFuture<EtcdStore.Listing> ahead;
+    private long aheadStartNanos;
+    private boolean listedAhead;
+    /** A listing started ahead older than this is not used (the acquisition lists again). */
+    private static final long AHEAD_MAX_AGE_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     LeaseAcquirer(EtcdStore store, EtcdOptions options, EtcdTimings timings, Clock clock, RandomGenerator random,
                   Ip4Net previous4, Ip6Net previous6) {
@@ -53,6 +63,49 @@ final class LeaseAcquirer {
         this.random = random;
         this.previous4 = previous4;
         this.previous6 = previous6;
+    }
+
+    /**
+     * Ours (issue 23): lists {@code <prefix>/subnets} in the background, once, for the first acquisition's first
+     * attempt; the daemon calls it when it has the config, and the listing (10,000 keys: a few hundred ms) then
+     * overlaps the interface selection and the backend's device set-up that come before the acquisition. Taking a
+     * listing a moment early changes nothing: the creation is conditional on the key's absence, and only this node
+     * writes leases with its public IP.
+     */
+    void listAhead() {
+        if (listedAhead) {
+            return;
+        }
+        listedAhead = true;
+        CompletableFuture<EtcdStore.Listing> f = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                f.complete(store.list(options.subnetsPrefix()));
+            } catch (IOException | RuntimeException e) {
+                f.completeExceptionally(e);
+            } catch (InterruptedException e) {
+                f.completeExceptionally(e);
+            }
+        }, "etcd-list-ahead");
+        t.setDaemon(true);
+        aheadStartNanos = System.nanoTime();
+        ahead = f;
+        t.start();
+    }
+
+    /** The listing started ahead if there is one, recent and successful; null otherwise (then list now). */
+    private EtcdStore.Listing takeAhead() throws InterruptedException {
+        CompletableFuture<EtcdStore.Listing> f = ahead;
+        ahead = null;
+        if (f == null || System.nanoTime() - aheadStartNanos > AHEAD_MAX_AGE_NANOS) {
+            return null;
+        }
+        try {
+            return f.get(timings.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.debug("listing ahead failed, listing again error={}", e.toString());
+            return null;
+        }
     }
 
     Acquired acquire(NetConf conf, LeaseAttrs attrs) throws IOException, InterruptedException, ConfigException {
@@ -66,7 +119,9 @@ final class LeaseAcquirer {
         String value = LeaseValueCodec.format(attrs);
         SubnetAllocator alloc = new SubnetAllocator(conf, random);
         for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-            List<Known> leases = list(attrs.publicIp().getHostAddress());
+            EtcdStore.Listing early = attempt == 1 ? takeAhead() : null;
+            List<Known> leases = list(early != null ? early : store.list(options.subnetsPrefix()),
+                    attrs.publicIp().getHostAddress());
             List<Known> mine = leases.stream().filter(k -> attrs.publicIp().equals(k.attrs().publicIp())).toList();
             Optional<Known> reusable = mine.stream()
                     .filter(k -> alloc.compatible(k.subnets().ipv4(), k.subnets().ipv6())).findFirst();
@@ -149,13 +204,13 @@ final class LeaseAcquirer {
     }
 
     /**
-     * All keys under {@code <prefix>/subnets}; bad keys are skipped, bad values still occupy their subnet.
+     * All keys of a listing of {@code <prefix>/subnets}; bad keys are skipped, bad values still occupy their subnet.
      * Only values that mention {@code publicIp} are parsed (the others only occupy their subnet, and their
      * attributes are never read): at 10,000 leases parsing every value was most of a cold start's acquire.
      */
-    private List<Known> list(String publicIp) throws IOException, InterruptedException {
+    private List<Known> list(EtcdStore.Listing listing, String publicIp) {
         List<Known> out = new ArrayList<>();
-        for (EtcdStore.Entry e : store.list(options.subnetsPrefix()).entries()) {
+        for (EtcdStore.Entry e : listing.entries()) {
             LeaseKeyCodec.Subnets s;
             try {
                 s = LeaseKeyCodec.parse(e.key());

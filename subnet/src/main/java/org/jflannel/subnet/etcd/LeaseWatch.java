@@ -60,6 +60,10 @@ final class LeaseWatch implements Subscription {
     private long nextRevision;
     /** Whether the current watch got established: the back-off starts over after a working watch. */
     private boolean established;
+    /** The first client and listing, made ahead (ours, issue 23); null when none or once used. */
+    private WatchPrefetch prefetch;
+    /** The prefetch's listing, used by the first {@link #relist} instead of listing again. */
+    private EtcdStore.Listing prefetched;
 
     /** {@code readExpirations}: listings read each key's TTL (the own lease), or estimate them (peers; see {@link Expirations}). */
     LeaseWatch(Connector connector, EtcdProbe probe, String prefix, Predicate<String> keyFilter,
@@ -79,12 +83,27 @@ final class LeaseWatch implements Subscription {
         return this;
     }
 
+    /** Starts from {@code p}'s client and listing when it has them (before {@link #start()}). */
+    LeaseWatch withPrefetch(WatchPrefetch p) {
+        this.prefetch = p;
+        return this;
+    }
+
     private void run() {
         Duration backoff = timings.backoffMin();
         boolean listed = false;
         boolean first = true;
         while (!closed) {
             try {
+                if (store == null && prefetch != null) {
+                    WatchPrefetch p = prefetch;
+                    prefetch = null;
+                    WatchPrefetch.Result r = p.take();
+                    if (r != null) {
+                        store = r.store();
+                        prefetched = r.listing();
+                    }
+                }
                 if (store == null) {
                     store = connector.open();
                 }
@@ -125,6 +144,9 @@ final class LeaseWatch implements Subscription {
             }
             backoff = backoff.multipliedBy(2).compareTo(timings.backoffMax()) > 0 ? timings.backoffMax() : backoff.multipliedBy(2);
         }
+        if (prefetch != null) {
+            prefetch.close();
+        }
         if (store != null) {
             store.close();
         }
@@ -147,7 +169,8 @@ final class LeaseWatch implements Subscription {
 
     /** Lists the prefix; delivers the snapshot (first time) or the difference to what we knew. */
     private void relist(boolean first) throws IOException, InterruptedException {
-        EtcdStore.Listing listing = store.list(prefix);
+        EtcdStore.Listing listing = prefetched != null ? prefetched : store.list(prefix);
+        prefetched = null;
         List<EtcdStore.Entry> entries = listing.entries().stream().filter(e -> keyFilter.test(e.key())).toList();
         table.replaceAll(entries, first);
         nextRevision = listing.revision() + 1;
