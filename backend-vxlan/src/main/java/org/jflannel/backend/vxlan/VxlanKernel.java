@@ -184,10 +184,9 @@ final class VxlanKernel implements PeerKernel<PeerEntries> {
      * Ours (issue 23): dumps our devices' neighbours, FDB entries, routes and nexthops now, on a socket of its own
      * opened on the calling thread (its network namespace) and a short-lived thread, so that on a restart the dumps
      * the first batch compares against (10,000 peers: 40,000 entries) overlap the daemon's rules, subnet.env and the
-     * lease listing instead of following them. Called once the netlink watch is subscribed: a deletion of one of
-     * our entries after this point spoils the dump ahead ({@link #spoilAhead}) and the first batch dumps again, as
-     * does a dump older than 10 s; a change that is no deletion is seen by the next periodic pass, as a change right
-     * after the first batch's own dump would be.
+     * lease listing instead of following them. Called once the netlink watch is subscribed: any change the
+     * watch reports to our device or its entries after this point (added, replaced or deleted) spoils the dump ahead
+     * ({@link #spoilAhead}) and the first batch dumps again, as does a dump older than 10 s.
      */
     void dumpAhead() {
         List<VtepDevice> devs = devicesPresent();

@@ -43,9 +43,11 @@ final class VxlanWatch implements Consumer<NetlinkEvent> {
             }
             return;
         }
-        if (event.deleted() && kernel.ours(linkOf(event))) {
-            kernel.spoilAhead();
-            healing.reconcileSoon(false);
+        if (kernel.ours(linkOf(event))) {
+            kernel.spoilAhead(); // any change to our entries, not only a deletion: the dump ahead no longer shows the kernel
+            if (event.deleted()) {
+                healing.reconcileSoon(false);
+            }
         }
     }
 

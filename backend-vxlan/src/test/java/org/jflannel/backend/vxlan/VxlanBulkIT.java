@@ -98,6 +98,13 @@ class VxlanBulkIT {
 
             List<String> deleted = node.deletionsDuring(() -> {
                 node.register("", "10.244.1.0/24", ext, null);
+                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+                while (!node.network.dumpedAhead() && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
+                }
+                // the registration's own work on the device (its address, its state) comes before the dump ahead
+                assertThat(node.network.dumpedAhead()).as("the tables dumped ahead").isTrue();
+                assertThat(node.network.dumpAheadSpoilt()).as("dump ahead spoilt by our own registration").isFalse();
                 node.apply(batch.toArray(LeaseEvent[]::new));
                 node.reconcile();
                 return null;
