@@ -3,6 +3,7 @@ package org.jflannel.subnet.etcd;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +25,12 @@ final class WatchPrefetch implements AutoCloseable {
 
     /** A connected store and the prefix's listing, made after the own lease was written. */
     record Result(EtcdStore store, EtcdStore.Listing listing) {}
+
+    /**
+     * How long the watch waits for a listing under way before it lists itself: a healthy listing of 10,000 leases
+     * takes 0.1-0.3 s; one stuck behind a connection that is not coming back must not hold the watch.
+     */
+    private static final Duration TAKE_WAIT = Duration.ofSeconds(3);
 
     private final LeaseWatch.Connector connector;
     private final String prefix;
@@ -59,12 +66,21 @@ final class WatchPrefetch implements AutoCloseable {
         Result r = null;
         try {
             store = connector.open();
+            boolean connected = false;
             try {
                 store.get(warmKey);
+                connected = true;
             } catch (IOException e) {
-                LOG.debug("etcd watch prefetch: connecting failed, will list anyway error={}", e.getMessage());
+                LOG.debug("etcd watch prefetch: connecting failed error={}", e.getMessage());
             }
             acquired.await();
+            if (!connected) {
+                // a client that never reached etcd (the daemon started during an outage) may sit in gRPC's reconnect
+                // back-off for many seconds after etcd is back; the own lease was just written, so a new one connects at once
+                store.close();
+                store = null;
+                store = connector.open();
+            }
             long t0 = System.nanoTime();
             EtcdStore.Listing listing = store.list(prefix);
             r = new Result(store, listing);
@@ -87,8 +103,8 @@ final class WatchPrefetch implements AutoCloseable {
     }
 
     /**
-     * The connected store and listing, waiting for them if the listing is under way (bounded by the store's call
-     * timeout); null when there is none (the own lease not acquired yet, a failure, closed). Once only: the caller
+     * The connected store and listing, waiting for them if the listing is under way (at most {@link #TAKE_WAIT});
+     * null when there is none (the own lease not acquired yet, a failure, closed). Once only: the caller
      * owns the store.
      */
     Result take() throws InterruptedException {
@@ -102,7 +118,11 @@ final class WatchPrefetch implements AutoCloseable {
             close(); // a watch before the own lease: its listing would not hold it
             return null;
         }
-        done.await();
+        if (!done.await(TAKE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+            LOG.debug("etcd watch prefetch not done within {} ms, the watch lists itself prefix={}", TAKE_WAIT.toMillis(), prefix);
+            close();
+            return null;
+        }
         synchronized (this) {
             Result r = result;
             result = null;
