@@ -6,7 +6,6 @@ import java.net.Inet6Address;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.jflannel.linuxnet.netlink.FdbEntry;
 import org.jflannel.linuxnet.netlink.IpPrefix;
 import org.jflannel.linuxnet.netlink.Link;
 import org.jflannel.linuxnet.netlink.Neighbour;
@@ -116,24 +115,34 @@ final class DualStack {
             List<Route> toPeers = e.routes().stream().filter(r -> !r.isIpv4() && r.dst() != null
                     && peers.stream().anyMatch(p -> p.subnet().equals(r.dst().toString()))).toList();
             assertThat(toPeers).as("IPv6 routes to peers on %s: %s", node.name(), e.routes()).hasSize(peers.size());
-            int dev = e.link().index();
             for (NodeLease peer : peers) {
                 Link peerVtep = cluster.nodes().stream().filter(n -> n.name().equals(peer.node())).findFirst()
                         .orElseThrow().entriesV6().link();
-                String on = node.name() + " for peer " + peer.node() + " " + peer.subnet();
-                assertThat(e.neighbour(peer.subnetAddress())).as("neighbour on %s", on)
-                        .contains(Neighbour.permanent(dev, peer.subnetAddress(), peerVtep.mac()));
-                assertThat(e.fdbTo(peer.publicIp())).as("FDB on %s", on)
-                        .containsExactly(new FdbEntry(dev, peerVtep.mac(), peer.publicIp()));
-                assertThat(e.routesTo(peer.subnet())).as("route on %s", on).singleElement().satisfies(r -> {
-                    assertThat(r.gateway()).isEqualTo(peer.subnetAddress());
-                    assertThat(r.linkIndex()).isEqualTo(dev);
-                    assertThat(r.onlink()).as("onlink").isTrue();
-                    assertThat(r.type()).isEqualTo(Route.TYPE_UNICAST);
-                    assertThat(r.table()).isEqualTo(Route.TABLE_MAIN);
-                });
+                Overlay.assertPeerEntries(node, e, peer, peerVtep);
             }
         }
+    }
+
+    /** The full pod ping matrix over IPv4, then over IPv6. */
+    static void assertEveryPodReachesEveryOtherInBothFamilies(NetnsCluster cluster) throws Exception {
+        assertEveryPodReachesEveryOther(cluster, Pod.Family.IPV4);
+        assertEveryPodReachesEveryOther(cluster, Pod.Family.IPV6);
+    }
+
+    /** A CRC-checked TCP transfer over IPv6 from {@code a} to {@code b}, then back. */
+    static void assertIntactOverIpv6BothWays(Pod a, Pod b) throws Exception {
+        assertIntactOverIpv6(a, b);
+        assertIntactOverIpv6(b, a);
+    }
+
+    /** vxlan: both VTEPs of every node as upstream makes them, and exactly one entry per peer in each family. */
+    static void assertBothVtepsWithOneEntryPerPeer(NetnsCluster cluster) throws Exception {
+        for (ClusterNode n : cluster.nodes()) {
+            Overlay.assertVtepAttributes(n);
+            assertV6VtepAttributes(n);
+        }
+        Overlay.assertExactlyOneEntryPerPeer(cluster);
+        assertExactlyOneV6EntryPerPeer(cluster);
     }
 
     /** Whether {@code ip} lies inside {@code prefix}. */

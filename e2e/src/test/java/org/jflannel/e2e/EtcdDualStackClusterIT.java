@@ -62,8 +62,7 @@ class EtcdDualStackClusterIT {
     @Test
     @Order(2)
     void everyPodReachesEveryOtherPodOverIpv4AndIpv6() throws Exception {
-        DualStack.assertEveryPodReachesEveryOther(cluster, Pod.Family.IPV4);
-        DualStack.assertEveryPodReachesEveryOther(cluster, Pod.Family.IPV6);
+        DualStack.assertEveryPodReachesEveryOtherInBothFamilies(cluster);
     }
 
     @Test
@@ -71,19 +70,13 @@ class EtcdDualStackClusterIT {
     void tcpStreamsCrossOverIpv6BothWays() throws Exception {
         Pod a = MixedTraffic.podOn(cluster, 1);
         Pod b = MixedTraffic.podOn(cluster, 3);
-        DualStack.assertIntactOverIpv6(a, b);
-        DualStack.assertIntactOverIpv6(b, a);
+        DualStack.assertIntactOverIpv6BothWays(a, b);
     }
 
     @Test
     @Order(4)
     void eachNodeHoldsBothDevicesWithExactlyOneEntryPerPeerAndFamily() throws Exception {
-        for (ClusterNode n : cluster.nodes()) {
-            Overlay.assertVtepAttributes(n);
-            DualStack.assertV6VtepAttributes(n);
-        }
-        Overlay.assertExactlyOneEntryPerPeer(cluster);
-        DualStack.assertExactlyOneV6EntryPerPeer(cluster);
+        DualStack.assertBothVtepsWithOneEntryPerPeer(cluster);
     }
 
     @Test
@@ -118,7 +111,6 @@ class EtcdDualStackClusterIT {
         cluster.awaitConverged();
         Overlay.assertExactlyOneEntryPerPeer(cluster);
         DualStack.assertExactlyOneV6EntryPerPeer(cluster);
-        DualStack.assertEveryPodReachesEveryOther(cluster, Pod.Family.IPV4);
-        DualStack.assertEveryPodReachesEveryOther(cluster, Pod.Family.IPV6);
+        DualStack.assertEveryPodReachesEveryOtherInBothFamilies(cluster);
     }
 }

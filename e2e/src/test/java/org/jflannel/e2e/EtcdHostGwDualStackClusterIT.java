@@ -43,8 +43,7 @@ class EtcdHostGwDualStackClusterIT {
     void everyPodReachesEveryOtherPodOverIpv4AndIpv6() throws Exception {
         assertThat(cluster.pods()).hasSize(6);
         DualStack.assertSubnetEnvAndPodAddresses(cluster);
-        DualStack.assertEveryPodReachesEveryOther(cluster, Pod.Family.IPV4);
-        DualStack.assertEveryPodReachesEveryOther(cluster, Pod.Family.IPV6);
+        DualStack.assertEveryPodReachesEveryOtherInBothFamilies(cluster);
     }
 
     @Test
@@ -77,7 +76,6 @@ class EtcdHostGwDualStackClusterIT {
     void tcpStreamsCrossOverIpv6BothWays() throws Exception {
         Pod a = MixedTraffic.podOn(cluster, 1);
         Pod b = MixedTraffic.podOn(cluster, 2);
-        DualStack.assertIntactOverIpv6(a, b);
-        DualStack.assertIntactOverIpv6(b, a);
+        DualStack.assertIntactOverIpv6BothWays(a, b);
     }
 }

@@ -63,8 +63,7 @@ class EtcdWireguardDualStackClusterIT {
     @Test
     @Order(2)
     void everyPodReachesEveryOtherPodOverIpv4AndIpv6() throws Exception {
-        DualStack.assertEveryPodReachesEveryOther(cluster, Pod.Family.IPV4);
-        DualStack.assertEveryPodReachesEveryOther(cluster, Pod.Family.IPV6);
+        DualStack.assertEveryPodReachesEveryOtherInBothFamilies(cluster);
     }
 
     @Test
@@ -98,8 +97,7 @@ class EtcdWireguardDualStackClusterIT {
         Pod b = MixedTraffic.podOn(cluster, 3);
         LinkStats wg6Before = n1.linkStats(ClusterNode.WIREGUARD_V6_DEVICE);
         long udp6Before = udp6OutDatagrams(n1);
-        DualStack.assertIntactOverIpv6(a, b);
-        DualStack.assertIntactOverIpv6(b, a);
+        DualStack.assertIntactOverIpv6BothWays(a, b);
         LinkStats wg6 = n1.linkStats(ClusterNode.WIREGUARD_V6_DEVICE).minus(wg6Before);
         long udp6 = udp6OutDatagrams(n1) - udp6Before;
         System.out.println("node1 during the IPv6 transfers: flannel-wg-v6 " + wg6 + ", Udp6OutDatagrams +" + udp6);

@@ -73,8 +73,7 @@ class KubeDualStackClusterIT {
     @Test
     @Order(2)
     void everyPodReachesEveryOtherPodOverIpv4AndIpv6() throws Exception {
-        DualStack.assertEveryPodReachesEveryOther(cluster, Pod.Family.IPV4);
-        DualStack.assertEveryPodReachesEveryOther(cluster, Pod.Family.IPV6);
+        DualStack.assertEveryPodReachesEveryOtherInBothFamilies(cluster);
     }
 
     @Test
@@ -82,18 +81,12 @@ class KubeDualStackClusterIT {
     void tcpStreamsCrossOverIpv6BothWays() throws Exception {
         Pod a = MixedTraffic.podOn(cluster, 2);
         Pod b = MixedTraffic.podOn(cluster, 3);
-        DualStack.assertIntactOverIpv6(a, b);
-        DualStack.assertIntactOverIpv6(b, a);
+        DualStack.assertIntactOverIpv6BothWays(a, b);
     }
 
     @Test
     @Order(4)
     void eachNodeHoldsBothDevicesWithExactlyOneEntryPerPeerAndFamily() throws Exception {
-        for (ClusterNode n : cluster.nodes()) {
-            Overlay.assertVtepAttributes(n);
-            DualStack.assertV6VtepAttributes(n);
-        }
-        Overlay.assertExactlyOneEntryPerPeer(cluster);
-        DualStack.assertExactlyOneV6EntryPerPeer(cluster);
+        DualStack.assertBothVtepsWithOneEntryPerPeer(cluster);
     }
 }

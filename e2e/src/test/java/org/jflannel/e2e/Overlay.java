@@ -48,7 +48,8 @@ final class Overlay {
         }
     }
 
-    private static void assertPeerEntries(ClusterNode node, FlannelEntries e, NodeLease peer, Link peerVtep) {
+    /** One peer's neighbour, FDB entry and onlink route on {@code e}'s VTEP (either family: the device of {@code e}). */
+    static void assertPeerEntries(ClusterNode node, FlannelEntries e, NodeLease peer, Link peerVtep) {
         String on = node.name() + " for peer " + peer.node() + " " + peer.subnet();
         int dev = e.link().index();
         assertThat(e.neighbour(peer.subnetAddress())).as("neighbour on %s", on)

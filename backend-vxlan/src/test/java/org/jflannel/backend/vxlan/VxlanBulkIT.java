@@ -2,6 +2,7 @@ package org.jflannel.backend.vxlan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.jflannel.core.Lease;
@@ -9,6 +10,7 @@ import org.jflannel.core.LeaseEvent;
 import org.jflannel.linuxnet.netlink.Neighbour;
 import org.jflannel.linuxnet.netlink.Route;
 import org.jflannel.linuxnet.netlink.RtNetlink;
+import org.jflannel.testsupport.cluster.Wait;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -98,12 +100,8 @@ class VxlanBulkIT {
 
             List<String> deleted = node.deletionsDuring(() -> {
                 node.register("", "10.244.1.0/24", ext, null);
-                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
-                while (!node.network.dumpedAhead() && System.nanoTime() < deadline) {
-                    Thread.sleep(5);
-                }
+                Wait.until("the tables dumped ahead", Duration.ofSeconds(10), node.network::dumpedAhead);
                 // the registration's own work on the device (its address, its state) comes before the dump ahead
-                assertThat(node.network.dumpedAhead()).as("the tables dumped ahead").isTrue();
                 assertThat(node.network.dumpAheadSpoilt()).as("dump ahead spoilt by our own registration").isFalse();
                 node.apply(batch.toArray(LeaseEvent[]::new));
                 node.reconcile();
@@ -168,17 +166,10 @@ class VxlanBulkIT {
             });
 
             node.register("", "10.244.1.0/24", ext, null);
-            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
-            while (!node.network.dumpedAhead() && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-            assertThat(node.network.dumpedAhead()).as("the tables dumped ahead, peer 7 in them").isTrue();
+            Wait.until("the tables dumped ahead, peer 7 in them", Duration.ofSeconds(10), node.network::dumpedAhead);
             node.ip("route", "del", "10.100.7.0/24");
             node.ip("neigh", "del", "10.100.7.0", "dev", "flannel.1");
-            while (!node.network.dumpAheadSpoilt() && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
-            assertThat(node.network.dumpAheadSpoilt()).as("the watch saw the deletions").isTrue();
+            Wait.until("the watch saw the deletions", Duration.ofSeconds(10), node.network::dumpAheadSpoilt);
             node.apply(batch.toArray(LeaseEvent[]::new));
 
             assertThat(counts(node)).containsExactly(peers, peers, peers);
