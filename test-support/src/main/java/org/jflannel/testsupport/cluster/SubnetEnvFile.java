@@ -39,22 +39,21 @@ record SubnetEnvFile(Path file) {
 
     /** Node {@code node}'s lease: {@code FLANNEL_SUBNET} and {@code FLANNEL_MTU}, with its underlay address as public IP. */
     NodeLease lease(String node, InetAddress publicIp) throws IOException {
-        Map<String, String> vars = read();
-        String subnet = vars.get("FLANNEL_SUBNET");
-        if (subnet == null) {
-            throw new IOException(file + " has no FLANNEL_SUBNET: " + vars);
-        }
-        return new NodeLease(node, subnet, publicIp, Integer.parseInt(vars.getOrDefault("FLANNEL_MTU", "0")));
+        return lease(node, "FLANNEL_SUBNET", publicIp);
     }
 
     /** Node {@code node}'s IPv6 lease: {@code FLANNEL_IPV6_SUBNET} and {@code FLANNEL_MTU}, with its IPv6 underlay address. */
     NodeLease ipv6Lease(String node, InetAddress publicIpv6) throws IOException {
+        return lease(node, "FLANNEL_IPV6_SUBNET", publicIpv6);
+    }
+
+    private NodeLease lease(String node, String subnetVar, InetAddress publicIp) throws IOException {
         Map<String, String> vars = read();
-        String subnet = vars.get("FLANNEL_IPV6_SUBNET");
+        String subnet = vars.get(subnetVar);
         if (subnet == null) {
-            throw new IOException(file + " has no FLANNEL_IPV6_SUBNET: " + vars);
+            throw new IOException(file + " has no " + subnetVar + ": " + vars);
         }
-        return new NodeLease(node, subnet, publicIpv6, Integer.parseInt(vars.getOrDefault("FLANNEL_MTU", "0")));
+        return new NodeLease(node, subnet, publicIp, Integer.parseInt(vars.getOrDefault("FLANNEL_MTU", "0")));
     }
 
     /** The file's stamp now; null when it does not exist. */
