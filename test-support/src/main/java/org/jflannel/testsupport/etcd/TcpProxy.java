@@ -16,7 +16,9 @@ import org.jflannel.linuxnet.netns.NetNs;
  * A loopback TCP relay in front of a server. For fault tests, {@link #cut()} drops every connection
  * and refuses new ones (the port stays reserved by nobody else in practice, and is re-bound by
  * {@link #resume()}), so a client sees its server vanish and come back while the server itself keeps
- * running and can be changed behind the client's back; {@link #setLatency} makes the link slow. {@link #inNamespace} lets a process inside a
+ * running and can be changed behind the client's back; {@link #setLatency} makes the link slow;
+ * {@link #reject()} resets every connection as it is accepted and counts them, so that a test sees a client's
+ * connect attempts while the server looks down to it. {@link #inNamespace} lets a process inside a
  * network namespace reach a server on the test JVM's loopback without any interface in the host
  * namespace: the listening socket is created on the namespace's thread (a socket stays in the
  * namespace it was created in), the upstream connections on ordinary threads.
@@ -29,6 +31,9 @@ public final class TcpProxy implements AutoCloseable {
     private final NetNs namespace;
     private final List<Socket> sockets = new ArrayList<>();
     private volatile long latencyNanos;
+    private volatile boolean rejecting;
+    /** {@link System#nanoTime()} of each connection reset in {@link #reject()} mode. */
+    private final List<Long> rejections = new java.util.concurrent.CopyOnWriteArrayList<>();
     private ServerSocket server;
     private Thread acceptor;
 
@@ -69,16 +74,13 @@ public final class TcpProxy implements AutoCloseable {
         latencyNanos = latency.toNanos();
     }
 
-    /** Listens again on the same port. */
+    /** Listens again on the same port and relays (also after {@link #reject()}). */
     public synchronized void resume() throws IOException {
+        rejecting = false;
         if (server != null) {
             return;
         }
-        ServerSocket s = namespace == null ? listen() : listenInNamespace();
-        server = s;
-        acceptor = new Thread(() -> acceptLoop(s), "tcp-proxy-accept-" + port);
-        acceptor.setDaemon(true);
-        acceptor.start();
+        resume0();
     }
 
     private ServerSocket listen() throws IOException {
@@ -114,6 +116,36 @@ public final class TcpProxy implements AutoCloseable {
         sockets.clear();
     }
 
+    /**
+     * Drops every relayed connection and from now on, until {@link #resume()}, accepts each new connection and
+     * resets it at once (RST, nothing read or written): to a gRPC channel such a connection failed as a refused one
+     * does (it never got the server's HTTP/2 settings, so the channel backs off its reconnects), but unlike a closed
+     * port each attempt is seen, in {@link #rejections()}. A plain TCP connect (a reachability probe) succeeds, though.
+     */
+    public synchronized void reject() throws IOException {
+        rejecting = true;
+        for (Socket s : sockets) {
+            s.close();
+        }
+        sockets.clear();
+        if (server == null) {
+            resume0();
+        } // else keep listening: closing and re-binding at once can fail (the accept thread may still hold the port)
+    }
+
+    /** When each connection reset in {@link #reject()} mode so far was accepted ({@link System#nanoTime()}). */
+    public List<Long> rejections() {
+        return List.copyOf(rejections);
+    }
+
+    private void resume0() throws IOException {
+        ServerSocket s = namespace == null ? listen() : listenInNamespace();
+        server = s;
+        acceptor = new Thread(() -> acceptLoop(s), "tcp-proxy-accept-" + port);
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
     private void acceptLoop(ServerSocket s) {
         while (!s.isClosed()) {
             Socket client;
@@ -122,6 +154,10 @@ public final class TcpProxy implements AutoCloseable {
             } catch (IOException e) {
                 return; // listening socket closed by cut() or close()
             }
+            if (rejecting) {
+                reset(client);
+                continue;
+            }
             try {
                 Socket upstream = new Socket(InetAddress.getLoopbackAddress(), targetPort);
                 synchronized (this) {
@@ -129,6 +165,11 @@ public final class TcpProxy implements AutoCloseable {
                         client.close();
                         upstream.close();
                         return;
+                    }
+                    if (rejecting) { // reject() meanwhile
+                        upstream.close();
+                        reset(client);
+                        continue;
                     }
                     sockets.add(client);
                     sockets.add(upstream);
@@ -139,6 +180,17 @@ public final class TcpProxy implements AutoCloseable {
                 closeQuietly(client); // target down: the client sees a closed connection
             }
         }
+    }
+
+    /** {@link #reject()} mode: counts the connection and closes it with a RST. */
+    private void reset(Socket client) {
+        rejections.add(System.nanoTime());
+        try {
+            client.setSoLinger(true, 0);
+        } catch (IOException ignored) {
+            // closed by the peer already
+        }
+        closeQuietly(client);
     }
 
     private void pump(Socket from, Socket to) {
