@@ -115,6 +115,89 @@ class DeviceTest {
     }
 
     /**
+     * A TSO burst's counters taken together ({@link Device#reserveBurst}) continue the one-by-one
+     * counters without a gap or overlap; the burst sealed out of order and opened in any order, then
+     * finished as one run ({@link Device#finishDataRun}), delivers every packet once, in order; the
+     * same run finished again is all replays, delivered never.
+     */
+    @Test
+    void burstCountersAreConsecutiveAndARunFinishesInOrderOnce() {
+        connect(Timings.standard(), null, null);
+        aSends(10); // the session
+        net.delivered.get(b).clear();
+        int n = 7;
+        byte[][] packets = new byte[n][];
+        Device.Reservation[] reserved = new Device.Reservation[n];
+        for (int i = 0; i < n; i++) {
+            packets[i] = ipv4(A_POD, B_POD, 1000 + i);
+            reserved[i] = new Device.Reservation();
+        }
+        Peer toB = a.peerForPacket(packets[0], 0, packets[0].length);
+        assertThat(a.reserve(toB, packets[0], 0, packets[0].length, reserved[0])).isTrue();
+        assertThat(a.reserveBurst(toB, 5, reserved, 1)).isEqualTo(5);
+        assertThat(a.reserve(toB, packets[6], 0, packets[6].length, reserved[6])).isTrue();
+        for (int i = 1; i < n; i++) {
+            assertThat(reserved[i].counter).isEqualTo(reserved[0].counter + i);
+            assertThat(reserved[i].keypair).isSameAs(reserved[0].keypair);
+        }
+        // the whole batch in one array, each datagram at its offset, as the data plane's receive batch
+        int slot = 2048;
+        byte[] batch = new byte[n * slot];
+        int[] at = new int[n];
+        int[] length = new int[n];
+        for (int i = n - 1; i >= 0; i--) {
+            byte[] out = new byte[a.sealedSize(packets[i].length)];
+            length[i] = a.sealReserved(reserved[i], packets[i], 0, packets[i].length, out, 0);
+            at[i] = i * slot;
+            System.arraycopy(out, 0, batch, at[i], length[i]);
+        }
+        Device.Opened[] opened = new Device.Opened[n];
+        for (int i : new int[] {3, 0, 6, 2, 5, 1, 4}) {
+            opened[i] = new Device.Opened();
+            assertThat(b.open(batch, at[i], length[i], batch, at[i] + Messages.DATA_HEADER, opened[i])).isTrue();
+        }
+        for (int i = 1; i < n; i++) {
+            assertThat(opened[i].sameSession(opened[0])).isTrue();
+        }
+        b.finishDataRun(opened, batch, at, Messages.DATA_HEADER, EA, 0, n);
+        assertThat(net.delivered.get(b)).containsExactly(packets);
+        b.finishDataRun(opened, batch, at, Messages.DATA_HEADER, EA, 2, 5);
+        assertThat(b.counters().droppedReplay.sum()).isEqualTo(3);
+        assertThat(net.delivered.get(b)).hasSize(n);
+    }
+
+    /**
+     * A burst the session cannot take as it is reserves nothing, so the one-by-one path decides:
+     * no session yet (nothing sent, no counter taken), or the burst would reach REJECT_AFTER_MESSAGES
+     * (the counters stop short of it and the next one-by-one reserve refuses as before).
+     */
+    @Test
+    void burstIsRefusedWithoutASessionOrAtTheMessageLimit() {
+        connect(Timings.standard(), null, null);
+        byte[] packet = ipv4(A_POD, B_POD, 100);
+        Peer toB = a.peerForPacket(packet, 0, packet.length);
+        Device.Reservation[] rs = {new Device.Reservation(), new Device.Reservation()};
+        assertThat(a.reserveBurst(toB, 2, rs, 0)).isZero();
+        assertThat(net.sent).isEmpty(); // the burst alone starts no handshake: the one-by-one reserve does
+        assertThat(rs[0].keypair).isNull();
+
+        Timings t = Timings.standard();
+        connect(new Timings(t.rekeyAfterMessages(), 6, t.rekeyAfterTime(), t.rejectAfterTime(), t.rekeyAttemptTime(),
+                t.rekeyTimeout(), t.keepaliveTimeout(), t.cookieRefreshTime()), null, null);
+        aSends(10); // the session; counter 0
+        toB = a.peerForPacket(packet, 0, packet.length);
+        Device.Reservation[] burst = new Device.Reservation[8];
+        for (int i = 0; i < burst.length; i++) {
+            burst[i] = new Device.Reservation();
+        }
+        assertThat(a.reserveBurst(toB, 6, burst, 0)).isZero(); // counters 1..6: 6 is the limit
+        assertThat(a.reserveBurst(toB, 5, burst, 0)).isEqualTo(5); // 1..5
+        assertThat(burst[4].counter).isEqualTo(5);
+        assertThat(a.reserveBurst(toB, 1, burst, 5)).isZero();
+        assertThat(a.reserve(toB, packet, 0, packet.length, burst[5])).isFalse(); // staged, a new handshake
+    }
+
+    /**
      * The data planes' in-place paths: a packet sealed where it lies (after room for the header,
      * padding and tag after it) is byte for byte what {@link Device#sealReserved} makes of it, and
      * opens in place to the packet, delivered once.
