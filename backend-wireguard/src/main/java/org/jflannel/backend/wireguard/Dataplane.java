@@ -240,22 +240,16 @@ final class Dataplane implements AutoCloseable, Device.Wire {
             return;
         }
         byte[] slots = queue.buffer();
-        for (int i = 0; i < segments; ) {
-            // as many segments as the queue has room for, their counters reserved together
-            if (queue.next(d, peer, headerLength + gsoSize) < 0) {
-                return; // beyond the MTU: no segment of it fits
+        for (int i = 0; i < segments; i++) {
+            int len = Math.min(gsoSize, payload - i * gsoSize);
+            int at = queue.next(d, peer, headerLength + len);
+            if (at < 0) {
+                continue;
             }
-            int n = Math.min(queue.room(), segments - i);
-            int lastLen = 0;
-            for (int k = 0; k < n; k++, i++) {
-                int len = Math.min(gsoSize, payload - i * gsoSize);
-                int at = queue.slot(k);
-                // each segment straight into its queue slot (one copy out of the TUN's buffer), sealed there in place
-                headers.get(i * TcpSegmenter.HEADER_SLOT, slots, at, headerLength);
-                packet.get(headerLength + i * gsoSize, slots, at + headerLength, len);
-                lastLen = headerLength + len;
-            }
-            queue.commitBurst(d, peer, n, headerLength + gsoSize, lastLen);
+            // each segment straight into its queue slot (one copy out of the TUN's buffer), sealed there in place
+            headers.get(i * TcpSegmenter.HEADER_SLOT, slots, at, headerLength);
+            packet.get(headerLength + i * gsoSize, slots, at + headerLength, len);
+            queue.commit(d, peer, headerLength + len);
         }
     }
 
@@ -275,19 +269,10 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                     // data only (the usual batch): opened on this thread and the openers at once, then in order
                     r.device = d;
                     openers.run(r.count, r.openOne);
-                    // in arrival order, runs of one sender's session finished together (one lock each)
-                    for (int j = 0; j < r.count; ) {
-                        if (!r.ok[j]) {
-                            j++;
-                            continue;
+                    for (int j = 0; j < r.count; j++) {
+                        if (r.ok[j]) {
+                            d.finishData(r.opened[j], r.in, r.at[j] + Messages.DATA_HEADER, r.from[j]);
                         }
-                        int end = j + 1;
-                        while (end < r.count && r.ok[end] && r.from[end] == r.from[j]
-                                && r.opened[end].sameSession(r.opened[j])) {
-                            end++;
-                        }
-                        d.finishDataRun(r.opened, r.in, r.at, Messages.DATA_HEADER, r.from[j], j, end);
-                        j = end;
                     }
                 } else {
                     for (int j = 0; j < r.count; j++) {

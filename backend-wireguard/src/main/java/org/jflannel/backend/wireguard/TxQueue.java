@@ -102,44 +102,6 @@ final class TxQueue {
         queued++;
     }
 
-    /** Packets that fit after {@link #next}'s slot, that one included, before the queue is full. */
-    int room() {
-        return CAPACITY - queued;
-    }
-
-    /** Where packet {@code i} of a burst starting at {@link #next}'s slot goes in {@link #buffer} ({@code i < room()}). */
-    int slot(int i) {
-        return (queued + i) * SLOT + Messages.DATA_HEADER;
-    }
-
-    /**
-     * The {@code n} packets written at {@link #slot}{@code (0 … n − 1)} after one {@link #next}, each
-     * {@code len} bytes but the last, {@code lastLen}: their counters reserved together (one lock, one
-     * atomic add: {@link Device#reserveBurst}), or one by one when the session cannot take the burst as
-     * it is (a packet staged behind a handshake leaves no gap: the ones after it move up a slot).
-     */
-    void commitBurst(Device d, Peer peer, int n, int len, int lastLen) {
-        if (pending != null && d.reserveBurst(peer, n, reservations, queued) == n) {
-            for (int i = 0; i < n; i++) {
-                plainLength[queued + i] = i == n - 1 ? lastLen : len;
-            }
-            device = d;
-            to = pending;
-            queued += n;
-            return;
-        }
-        int first = queued;
-        for (int i = 0; i < n; i++) {
-            int l = i == n - 1 ? lastLen : len;
-            int src = (first + i) * SLOT + Messages.DATA_HEADER;
-            int dst = queued * SLOT + Messages.DATA_HEADER;
-            if (src != dst) {
-                System.arraycopy(slots, src, slots, dst, l);
-            }
-            commit(d, peer, l);
-        }
-    }
-
     /** {@code pkt[0, len)} for {@code peer}: {@link #next}, a copy, {@link #commit}. */
     void add(Device d, Peer peer, byte[] pkt, int len) throws NetlinkException {
         int at = next(d, peer, len);

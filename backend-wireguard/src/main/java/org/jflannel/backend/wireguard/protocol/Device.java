@@ -58,12 +58,6 @@ public final class Device {
         Sessions.Index index;
         long counter;
         int length;
-        boolean accepted;
-
-        /** Whether {@code other} was opened under the same session as this (so {@link #finishDataRun} may take both). */
-        public boolean sameSession(Opened other) {
-            return index == other.index;
-        }
     }
 
     private final byte[] publicKey;
@@ -166,18 +160,6 @@ public final class Device {
         return transport.reserve(p, packet, off, len, r);
     }
 
-    /**
-     * {@link #reserve} for the {@code n} packets of one burst (a TSO super-packet's segments, each
-     * longer than 0) at once, into {@code rs[from, from + n)} with consecutive counters: one lock and
-     * one atomic add for the burst, the timers moved once. Returns {@code n}, or 0 with nothing
-     * reserved when the session cannot take the whole burst as it is (no endpoint or session, keys too
-     * old, the message limit within reach): then {@link #reserve} each packet, which stages, starts the
-     * handshake and counts as it does for one.
-     */
-    public int reserveBurst(Peer p, int n, Reservation[] rs, int from) {
-        return transport.reserveBurst(p, n, rs, from);
-    }
-
     /** The second half of {@link #seal}: the sealed datagram into {@code out[outOff, …)}; returns its length. Any thread. */
     public int sealReserved(Reservation r, byte[] packet, int off, int len, byte[] out, int outOff) {
         return transport.sealReserved(r, packet, off, len, out, outOff);
@@ -219,16 +201,6 @@ public final class Device {
     /** The second half of receiving an {@link #open}ed data message, whose plaintext is at {@code plain[plainOff, …)}. */
     public void finishData(Opened o, byte[] plain, int plainOff, Endpoint from) {
         receiver.finishData(o, plain, plainOff, from);
-    }
-
-    /**
-     * {@link #finishData} for {@code os[start, end)}, opened in place at {@code plain[at[j] + shift, …)},
-     * all from {@code from} under one session ({@link Opened#sameSession}), in arrival order: the replay
-     * window under one lock, the session's confirmation, roaming and timers once for the run, then
-     * each accepted packet delivered in order. The same outcome as finishing them one by one.
-     */
-    public void finishDataRun(Opened[] os, byte[] plain, int[] at, int shift, Endpoint from, int start, int end) {
-        receiver.finishRun(os, plain, at, shift, from, start, end);
     }
 
     // ---------------------------------------------------------------- timers

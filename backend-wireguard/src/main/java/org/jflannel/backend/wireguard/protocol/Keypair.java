@@ -26,19 +26,6 @@ final class Keypair {
         return window.accept(counter, limit);
     }
 
-    /** {@link #acceptCounter} for {@code os[start, end)} under one lock: each one's {@code accepted} set; returns how many were. */
-    synchronized int acceptCounters(Device.Opened[] os, int start, int end, long limit) {
-        int n = 0;
-        for (int j = start; j < end; j++) {
-            boolean ok = window.accept(os[j].counter, limit);
-            os[j].accepted = ok;
-            if (ok) {
-                n++;
-            }
-        }
-        return n;
-    }
-
     void wipe() {
         java.util.Arrays.fill(sendKey, (byte) 0);
         java.util.Arrays.fill(receiveKey, (byte) 0);

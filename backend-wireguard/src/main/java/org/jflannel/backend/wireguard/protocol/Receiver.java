@@ -135,56 +135,6 @@ final class Receiver {
             counters.droppedReplay.increment();
             return;
         }
-        boolean confirmed = authenticated(p, kp, n > 0, from, now);
-        try {
-            if (n > 0) {
-                deliverInner(p, plain, plainOff, n);
-            }
-        } finally {
-            if (confirmed) {
-                transport.sendStaged(p); // after delivering: sealing reuses this thread's plaintext buffer
-            }
-        }
-    }
-
-    /** See {@link Device#finishDataRun}. */
-    void finishRun(Device.Opened[] os, byte[] plain, int[] at, int shift, Endpoint from, int start, int end) {
-        Sessions.Index idx = os[start].index;
-        Keypair kp = idx.keypair();
-        Peer p = idx.peer();
-        long now = nanos.getAsLong();
-        int accepted = kp.acceptCounters(os, start, end, timings.rejectAfterMessages());
-        if (accepted < end - start) {
-            counters.droppedReplay.add(end - start - accepted);
-        }
-        if (accepted == 0) {
-            return;
-        }
-        boolean data = false;
-        for (int j = start; j < end && !data; j++) {
-            data = os[j].accepted && os[j].length > 0;
-        }
-        boolean confirmed = authenticated(p, kp, data, from, now);
-        try {
-            for (int j = start; j < end; j++) {
-                Device.Opened o = os[j];
-                if (o.accepted && o.length > 0) {
-                    deliverInner(p, plain, at[j] + shift, o.length);
-                }
-            }
-        } finally {
-            if (confirmed) {
-                transport.sendStaged(p); // after delivering: sealing reuses this thread's plaintext buffer
-            }
-        }
-    }
-
-    /**
-     * Authenticated data (or a keepalive) from {@code p} under {@code kp} passed the replay window: the
-     * responder's session confirmed, roaming, timers. True when this confirmed the session (its staged
-     * packets are to be sent).
-     */
-    private boolean authenticated(Peer p, Keypair kp, boolean data, Endpoint from, long now) {
         boolean confirmed = false;
         synchronized (p) {
             if (kp == p.next) {
@@ -204,7 +154,7 @@ final class Receiver {
                 p.sentLastMinuteHandshake = true;
                 handshakes.sendInitiation(p, now, false);
             }
-            if (data) {
+            if (n > 0) {
                 if (p.sendKeepaliveAt == Peer.OFF) {
                     p.sendKeepaliveAt = now + timings.keepaliveTimeout().toNanos();
                 } else {
@@ -212,7 +162,15 @@ final class Receiver {
                 }
             }
         }
-        return confirmed;
+        try {
+            if (n > 0) {
+                deliverInner(p, plain, plainOff, n);
+            }
+        } finally {
+            if (confirmed) {
+                transport.sendStaged(p); // after delivering: sealing reuses this thread's plaintext buffer
+            }
+        }
     }
 
     /** An authenticated plaintext of {@code n} bytes from {@code p}: to the TUN when it is IPv4 or IPv6 from p's allowed IPs. */

@@ -90,47 +90,6 @@ final class Transport {
         return true;
     }
 
-    /**
-     * See {@link Device#reserveBurst}: the counters of {@code n} data packets (each longer than 0) taken
-     * together, under one lock and one atomic add, with the timers moved once. 0, with nothing taken,
-     * when the one-by-one path must decide (no endpoint, no session, keys too old, or the burst would
-     * reach the session's message limit); {@code n} otherwise.
-     */
-    int reserveBurst(Peer p, int n, Device.Reservation[] rs, int from) {
-        if (n <= 0) {
-            return 0;
-        }
-        long now = nanos.getAsLong();
-        Keypair kp;
-        long first;
-        synchronized (p) {
-            kp = p.current;
-            if (p.endpoint == null || kp == null || now - kp.createdNanos >= timings.rejectAfterTime().toNanos()) {
-                return 0;
-            }
-            // every counter of a session is taken holding its peer: what is read here is what the add returns
-            first = kp.sendCounter.get();
-            long last = first + n - 1;
-            if (Long.compareUnsigned(last, first) < 0 || Long.compareUnsigned(last, timings.rejectAfterMessages()) >= 0) {
-                return 0;
-            }
-            kp.sendCounter.getAndAdd(n);
-            if (Long.compareUnsigned(last, timings.rekeyAfterMessages()) >= 0
-                    || (kp.initiator && now - kp.createdNanos >= timings.rekeyAfterTime().toNanos())) {
-                handshakes.sendInitiation(p, now, false); // keep the key fresh; these packets still go under the old one
-            }
-            timers.anyAuthenticatedPacketTraversal(p, now);
-            p.sendKeepaliveAt = Peer.OFF; // any authenticated packet sent
-            timers.dataSent(p, now);
-        }
-        for (int i = 0; i < n; i++) {
-            Device.Reservation r = rs[from + i];
-            r.keypair = kp;
-            r.counter = first + i;
-        }
-        return n;
-    }
-
     /** The second half of {@link #seal}: the sealed datagram into {@code out[outOff, …)}; returns its length. Any thread. */
     int sealReserved(Device.Reservation r, byte[] packet, int off, int len, byte[] out, int outOff) {
         return sealWith(r.keypair, r.counter, packet, off, len, out, outOff);
