@@ -10,6 +10,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.jflannel.linuxnet.netns.NetNs;
 
 /**
@@ -33,7 +34,7 @@ public final class TcpProxy implements AutoCloseable {
     private volatile long latencyNanos;
     private volatile boolean rejecting;
     /** {@link System#nanoTime()} of each connection reset in {@link #reject()} mode. */
-    private final List<Long> rejections = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Long> rejections = new CopyOnWriteArrayList<>();
     private ServerSocket server;
     private Thread acceptor;
 
