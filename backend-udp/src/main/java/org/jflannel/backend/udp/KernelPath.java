@@ -90,7 +90,16 @@ final class KernelPath implements AutoCloseable {
      * Ethernet header); the userspace path then carries everything.
      */
     /** What the programs do: both directions, or encapsulate only (the packet threads decapsulate). */
-    enum Mode { FULL, ENCAP }
+    enum Mode { FULL, ENCAP, GPE }
+
+    /** The GPE device's UDP port (IANA's for VXLAN-GPE); {@link KernelPrograms#decap} refuses datagrams to it from outside. */
+    static final int GPE_PORT = 4790;
+
+    /** The GPE device's name: flannel0's with {@code -gpe}, or {@code jfl-gpe} where that is too long. */
+    static String gpeName(String tun) {
+        String n = tun + "-gpe";
+        return n.length() <= 15 ? n : "jfl-gpe";
+    }
 
     static KernelPath open(String tun, ExternalInterface ext, int port) {
         return open(tun, ext, port, Mode.FULL);
@@ -116,8 +125,20 @@ final class KernelPath implements AutoCloseable {
             int nodeIp = Ip4Net.fromInet(ext.address());
             BpfProgram encap = keep(owned, BpfProgram.loadClassifier("jfl_udp_encap",
                     KernelPrograms.encap(routes, proof, counters, nodeIp, port, ext.index())));
+            int gpeMark = 0;
+            if (mode == Mode.GPE) {
+                gpeMark = gpeDevice(nl, owned, tun, tunIndex);
+                if (gpeMark == 0) {
+                    mode = Mode.ENCAP;
+                }
+            }
+            KernelPrograms.Deliver deliver = switch (mode) {
+                case FULL -> KernelPrograms.Deliver.REDIRECT;
+                case ENCAP -> KernelPrograms.Deliver.SOCKET;
+                case GPE -> KernelPrograms.Deliver.GPE;
+            };
             BpfProgram decap = keep(owned, BpfProgram.loadClassifier("jfl_udp_decap",
-                    KernelPrograms.decap(sources, own, proof, counters, nodeIp, port, tunIndex, mode == Mode.FULL)));
+                    KernelPrograms.decap(sources, own, proof, counters, nodeIp, port, tunIndex, deliver, GPE_PORT, gpeMark)));
             keep(owned, BpfLink.attach(encap, tunIndex, BpfLink.Hook.TCX_EGRESS));
             keep(owned, BpfLink.attach(decap, ext.index(), BpfLink.Hook.TCX_INGRESS));
             LOG.info("udp kernel datapath attached dev={} egress=jfl_udp_encap ext={} ingress=jfl_udp_decap port={} mode={}",
@@ -136,6 +157,52 @@ final class KernelPath implements AutoCloseable {
                 nl.close();
             }
             return null;
+        }
+    }
+
+    /**
+     * Makes the VXLAN-GPE device (removing a stale one of ours by name first), brings it up and attaches the gate
+     * ({@link KernelPrograms#gpeGate}) to its ingress; returns the mark the gate wants, or 0, after one line,
+     * where the kernel refuses (no VXLAN, the port taken): {@link Mode#ENCAP} then. What it made is in
+     * {@code owned} on success; on failure it is removed here.
+     */
+    private static int gpeDevice(RtNetlink nl, List<AutoCloseable> owned, String tun, int tunIndex) {
+        String name = gpeName(tun);
+        List<AutoCloseable> mine = new ArrayList<>();
+        try {
+            if (nl.link(name).isPresent()) {
+                nl.deleteLink(name);
+            }
+            nl.createVxlanGpe(name, GPE_PORT);
+            int index = nl.link(name).map(Link::index)
+                    .orElseThrow(() -> new NetlinkException("RTM_GETLINK", name, 19, "gpe device vanished"));
+            mine.add(new AutoCloseable() {
+                @Override
+                public void close() throws NetlinkException {
+                    nl.deleteLink(index);
+                }
+
+                @Override
+                public String toString() {
+                    return "gpe device " + name;
+                }
+            });
+            int mark = 0;
+            while (mark == 0) {
+                mark = new java.security.SecureRandom().nextInt();
+            }
+            BpfProgram gate = keep(mine, BpfProgram.loadClassifier("jfl_udp_gpe", KernelPrograms.gpeGate(mark, tunIndex)));
+            keep(mine, BpfLink.attach(gate, index, BpfLink.Hook.TCX_INGRESS));
+            nl.setUp(index);
+            owned.addAll(mine);
+            LOG.info("udp kernel decapsulation through a vxlan-gpe device dev={} port={}", name, GPE_PORT);
+            return mark;
+        } catch (NetlinkException | RuntimeException e) {
+            LOG.warn("udp vxlan-gpe device unavailable, the packet threads decapsulate dev={} port={} error={}",
+                    name, GPE_PORT, e.getMessage());
+            java.util.Collections.reverse(mine);
+            closeAll(mine);
+            return 0;
         }
     }
 

@@ -29,7 +29,7 @@ import org.jflannel.packet.TrainCoalescer;
  * @param kernelDecap with {@code kernel}: the kernel decapsulates too (else the packet threads do)
  */
 public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues, boolean txHandoff,
-        boolean verifyChecksums, boolean kernel, boolean kernelDecap) {
+        boolean verifyChecksums, boolean kernel, boolean kernelDecap, boolean kernelGpe) {
     static final int MAX_QUEUES = 16;
 
     public UdpOptions {
@@ -37,6 +37,12 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
             throw new IllegalArgumentException("udp queues: expected 1.." + MAX_QUEUES + ", got " + queues);
         }
         kernelDecap = kernel && kernelDecap;
+        kernelGpe = kernel && !kernelDecap && kernelGpe;
+    }
+
+    public UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues, boolean txHandoff,
+            boolean verifyChecksums, boolean kernel, boolean kernelDecap) {
+        this(offload, gro, coalesce, queues, txHandoff, verifyChecksums, kernel, kernelDecap, false);
     }
 
     /** {@code kernel} true means both directions in the kernel, as before {@code kernelDecap} existed. */
@@ -94,7 +100,7 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
         return new UdpOptions(offload, flag(env, "JFLANNEL_UDP_GRO"),
                 flag(env, "JFLANNEL_UDP_COALESCE"), queues(env, "JFLANNEL_UDP_QUEUES"),
                 flag(env, "JFLANNEL_UDP_TX_HANDOFF", false), flag(env, "JFLANNEL_UDP_VERIFY_CSUM", false),
-                !kernel.equals("off"), kernel.equals("full"));
+                !kernel.equals("off"), kernel.equals("full"), kernel.equals("gpe"));
     }
 
     /**
@@ -110,9 +116,10 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
             case "0", "false", "off", "no" -> "off";
             case "1", "true", "on", "yes", "full" -> "full";
             case "encap" -> "encap";
+            case "gpe" -> "gpe";
             default -> throw new ConfigException(name, name + ": expected off, encap or full (0/1 for off/full), got \"" + v + "\"");
         };
-        if (mode.equals("encap") && !offload) {
+        if ((mode.equals("encap") || mode.equals("gpe")) && !offload) {
             throw new ConfigException(name, name + "=encap needs JFLANNEL_UDP_OFFLOAD on (whole super-packets from peers)");
         }
         return mode;
@@ -158,6 +165,6 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
     public String toString() {
         return "offload=" + offload + " gro=" + gro + " coalesce=" + coalesce + " queues=" + queues
                 + (txHandoff ? " txHandoff=true" : "") + (verifyChecksums ? " verifyChecksums=true" : "")
-                + " kernel=" + (!kernel ? "off" : kernelDecap ? "full" : "encap");
+                + " kernel=" + (!kernel ? "off" : kernelDecap ? "full" : kernelGpe ? "gpe" : "encap");
     }
 }
