@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
 final class KernelPath implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KernelPath.class);
     static final int MAX_PEERS = 1 << 16;
-    static final int COUNTERS = 3;
+    static final int COUNTERS = 4;
 
     private final BpfMap routes;
     private final BpfMap sources;
@@ -127,7 +127,7 @@ final class KernelPath implements AutoCloseable {
                     KernelPrograms.encap(routes, proof, counters, nodeIp, port, ext.index())));
             int gpeMark = 0;
             if (mode == Mode.GPE) {
-                gpeMark = gpeDevice(nl, owned, tun, tunIndex);
+                gpeMark = gpeDevice(nl, owned, tun, tunIndex, counters);
                 if (gpeMark == 0) {
                     mode = Mode.ENCAP;
                 }
@@ -166,7 +166,7 @@ final class KernelPath implements AutoCloseable {
      * where the kernel refuses (no VXLAN, the port taken): {@link Mode#ENCAP} then. What it made is in
      * {@code owned} on success; on failure it is removed here.
      */
-    private static int gpeDevice(RtNetlink nl, List<AutoCloseable> owned, String tun, int tunIndex) {
+    private static int gpeDevice(RtNetlink nl, List<AutoCloseable> owned, String tun, int tunIndex, BpfMap counters) {
         String name = gpeName(tun);
         List<AutoCloseable> mine = new ArrayList<>();
         try {
@@ -191,7 +191,7 @@ final class KernelPath implements AutoCloseable {
             while (mark == 0) {
                 mark = new java.security.SecureRandom().nextInt();
             }
-            BpfProgram gate = keep(mine, BpfProgram.loadClassifier("jfl_udp_gpe", KernelPrograms.gpeGate(mark, tunIndex)));
+            BpfProgram gate = keep(mine, BpfProgram.loadClassifier("jfl_udp_gpe", KernelPrograms.gpeGate(counters, mark, tunIndex)));
             keep(mine, BpfLink.attach(gate, index, BpfLink.Hook.TCX_INGRESS));
             nl.setUp(index);
             owned.addAll(mine);
@@ -303,7 +303,7 @@ final class KernelPath implements AutoCloseable {
         }
     }
 
-    /** Packets encapsulated, decapsulated, and rewrites that failed halfway (dropped). */
+    /** Packets encapsulated, decapsulated, rewrites that failed halfway (dropped), datagrams to the GPE port refused. */
     long[] counts() {
         long[] out = new long[COUNTERS];
         for (int i = 0; i < COUNTERS; i++) {

@@ -63,6 +63,8 @@ final class KernelPrograms {
     static final int COUNT_ENCAP = 0;
     static final int COUNT_DECAP = 1;
     static final int COUNT_FAILED = 2;
+    /** Datagrams to the GPE port that {@link #decap} did not write (dropped on the external interface or at the gate). */
+    static final int COUNT_REFUSED = 3;
 
     private KernelPrograms() {
     }
@@ -235,10 +237,15 @@ final class KernelPrograms {
         a.load(Size.W, R1, R0, 0).load(Size.W, R2, R0, 4);
         a.load(Size.W, R3, FP, -8).andReg(R3, R2).jumpReg(Cond.NE, R3, R1, "next"); // inner src in the sender's lease
         if (deliver == Deliver.GPE) {
+            // only what a peer's encapsulating program sent (UDP checksum 0): an upstream peer's datagrams, and those
+            // of our packet threads, stay with the socket as before
+            a.load(Size.H, R1, FP, -22).jump(Cond.NE, R1, 0, "next");
             toGpe(a, gpePort, gpeMark);
             count(a, counters, COUNT_DECAP);
             a.mov(R0, TCX_NEXT).exit();
-            a.label("refused").mov(R0, TCX_DROP).exit();
+            a.label("refused");
+            count(a, counters, COUNT_REFUSED);
+            a.mov(R0, TCX_DROP).exit();
             return verdicts(a, counters);
         }
         a.movReg(R1, R6).mov(R2, -UdpBackend.ENCAP_OVERHEAD).mov(R3, ADJ_ROOM_MAC).mov(R4, F_FIXED_GSO | F_DECAP_L4_UDP)
@@ -284,16 +291,19 @@ final class KernelPrograms {
      * The GPE device's ingress: a packet the kernel's VXLAN-GPE receive path decapsulated enters flannel0's receive
      * path (as {@link #decap}'s redirect does, so routing and reverse-path filtering see flannel0, whose routes cover
      * the peers' subnets) only when it carries {@code mark}, which {@link #decap} gives the datagrams it rewrote;
-     * anything else reaching the GPE port (a local process, a pod) is dropped. The mark is cleared.
+     * anything else reaching the GPE port (a local process, a pod) is dropped and counted ({@link #COUNT_REFUSED}).
+     * The mark is cleared.
      */
-    static byte[] gpeGate(int mark, int tunIfindex) {
+    static byte[] gpeGate(BpfMap counters, int mark, int tunIfindex) {
         BpfAsm a = new BpfAsm();
         a.movReg(R6, R1);
         a.load(Size.W, R1, R6, SKB_MARK).jump32(Cond.NE, R1, mark, "drop");
         a.mov(R1, 0).store(Size.W, R6, SKB_MARK, R1);
         a.mov(R1, tunIfindex).mov(R2, F_INGRESS).call(BpfAsm.REDIRECT);
         a.exit();
-        a.label("drop").mov(R0, TCX_DROP).exit();
+        a.label("drop");
+        count(a, counters, COUNT_REFUSED);
+        a.mov(R0, TCX_DROP).exit();
         return a.build();
     }
 

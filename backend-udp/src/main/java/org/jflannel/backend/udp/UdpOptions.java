@@ -71,6 +71,11 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
         return new UdpOptions(true, true, true, defaultQueues(), false, false, true, false);
     }
 
+    /** {@link #defaults()} plus the kernel's encapsulation, and decapsulation through a VXLAN-GPE device ({@code gpe}). */
+    public static UdpOptions withKernelGpe() {
+        return new UdpOptions(true, true, true, defaultQueues(), false, false, true, false, true);
+    }
+
     public UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues) {
         this(offload, gro, coalesce, queues, false, false, false);
     }

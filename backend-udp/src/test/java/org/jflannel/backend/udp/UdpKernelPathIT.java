@@ -144,6 +144,95 @@ class UdpKernelPathIT {
         }
     }
 
+    /**
+     * {@code JFLANNEL_UDP_KERNEL=gpe} on both nodes: each kernel encapsulates, and decapsulates through its VXLAN-GPE
+     * device, so TCP streams both ways arrive intact as super-packets, a UDP datagram with a partial checksum arrives,
+     * every packet one kernel sent the other kernel took (the packet threads only what the kernels left them), and the
+     * GPE port takes nothing it was not given by the node's own program: a datagram to it from the peer's node is
+     * dropped on the underlay, one from a local process at the device's gate. The device goes with close.
+     */
+    @Test
+    void theKernelDecapsulatesThroughAVxlanGpeDeviceAndItsPortTakesNothingElse() throws Exception {
+        try (UdpNode a = UdpNode.create("uga"); UdpNode b = UdpNode.create("ugb")) {
+            UdpTwoNodesIT.join(a, b);
+            UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", UdpOptions.withKernelGpe());
+            UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", UdpOptions.withKernelGpe());
+            assertThat(na.kernelDatapath()).isTrue();
+            assertThat(a.link("flannel0-gpe")).as("A's GPE device").isNotNull();
+            assertThat(b.link("flannel0-gpe")).isNotNull();
+            a.apply(LeaseEvent.added(Leases.published("10.244.2.0/24", b.subnets.published())));
+            b.apply(LeaseEvent.added(Leases.published("10.244.1.0/24", a.subnets.published())));
+
+            assertThat(a.exec("ping", "-c", "3", "-W", "2", "-I", "10.244.1.1", "10.244.2.1")).contains("3 received");
+            Wait.until("each kernel proved to the other", Duration.ofSeconds(20),
+                    () -> na.kernelPackets()[KernelPrograms.COUNT_DECAP] > 0 && nb.kernelPackets()[KernelPrograms.COUNT_DECAP] > 0);
+            UdpTwoNodesIT.assertTcpStreamArrivesIntact(a, b, "10.244.2.1", 32 << 20);
+            UdpTwoNodesIT.assertTcpStreamArrivesIntact(b, a, "10.244.1.1", 32 << 20);
+            byte[] hello = "hello through a partial checksum".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            byte[] got;
+            try (DatagramSocket r = a.inside(() -> new DatagramSocket(new InetSocketAddress("10.244.1.1", 7777)))) {
+                r.setSoTimeout(10_000);
+                b.inside(() -> {
+                    try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("10.244.2.1", 0))) {
+                        s.send(new DatagramPacket(hello, hello.length, new InetSocketAddress("10.244.1.1", 7777)));
+                    }
+                    return null;
+                });
+                DatagramPacket d = new DatagramPacket(new byte[100], 100);
+                r.receive(d);
+                got = java.util.Arrays.copyOf(d.getData(), d.getLength());
+            }
+            assertThat(got).isEqualTo(hello);
+
+            Wait.until("every packet one kernel sent, the other kernel or the packet threads took", Duration.ofSeconds(10), () -> {
+                long[] ka = na.kernelPackets();
+                long[] kb = nb.kernelPackets();
+                return ka[KernelPrograms.COUNT_ENCAP] == kb[KernelPrograms.COUNT_DECAP] + nb.counters().packetsFromPeers()
+                        - na.counters().packetsToPeers()
+                        && kb[KernelPrograms.COUNT_ENCAP] == ka[KernelPrograms.COUNT_DECAP] + na.counters().packetsFromPeers()
+                        - nb.counters().packetsToPeers();
+            });
+            long[] ka = na.kernelPackets();
+            long[] kb = nb.kernelPackets();
+            assertThat(ka[KernelPrograms.COUNT_FAILED] + kb[KernelPrograms.COUNT_FAILED] + ka[KernelPrograms.COUNT_REFUSED]
+                    + kb[KernelPrograms.COUNT_REFUSED]).isZero();
+            // 32 MB each way in far fewer packets than 1,472-byte segments would need: super-packets crossed whole
+            assertThat(ka[KernelPrograms.COUNT_DECAP]).as("packets A's kernel took").isGreaterThan(3).isLessThan((32 << 20) / 1420 / 4);
+            assertThat(kb[KernelPrograms.COUNT_DECAP]).isGreaterThan(3).isLessThan((32 << 20) / 1420 / 4);
+            assertThat(na.counters().packetsFromPeers() + nb.counters().packetsFromPeers())
+                    .as("what the packet threads took (before the proofs)").isLessThan(100);
+
+            // a well-formed VXLAN-GPE datagram to A's GPE port: from B's node, and from a process on A
+            ByteBuffer icmp = Packets.ipv4("10.244.2.7", "10.244.1.1", 1, 64, 8);
+            byte[] gpe = new byte[8 + icmp.remaining()];
+            gpe[0] = 0x0c;
+            gpe[3] = 1;
+            icmp.get(gpe, 8, icmp.remaining());
+            b.inside(() -> {
+                try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("192.0.2.2", 0))) {
+                    s.send(new DatagramPacket(gpe, gpe.length, new InetSocketAddress("192.0.2.1", KernelPath.GPE_PORT)));
+                }
+                return null;
+            });
+            Wait.until("dropped on A's underlay", Duration.ofSeconds(10),
+                    () -> na.kernelPackets()[KernelPrograms.COUNT_REFUSED] == 1);
+            a.inside(() -> {
+                try (DatagramSocket s = new DatagramSocket()) {
+                    s.send(new DatagramPacket(gpe, gpe.length, new InetSocketAddress("127.0.0.1", KernelPath.GPE_PORT)));
+                }
+                return null;
+            });
+            Wait.until("decapsulated by A's GPE device, then dropped at its gate", Duration.ofSeconds(10),
+                    () -> na.kernelPackets()[KernelPrograms.COUNT_REFUSED] == 2);
+            assertThat(na.kernelPackets()[KernelPrograms.COUNT_DECAP]).as("neither was written by A's program")
+                    .isEqualTo(ka[KernelPrograms.COUNT_DECAP]);
+
+            na.close();
+            nb.close();
+            assertThat(a.link("flannel0-gpe")).as("the GPE device goes with the network").isNull();
+        }
+    }
+
     @Test
     void aPeerThatStopsDecapsulatingInItsKernelIsSentToByThePacketThreadsOnceItsLeaseSaysSo() throws Exception {
         try (UdpNode a = UdpNode.create("uke"); UdpNode b = UdpNode.create("ukf")) {
