@@ -55,7 +55,7 @@ final class LinkCodec {
     /**
      * A VXLAN-GPE device in external (collect-metadata) mode, as {@code ip link add NAME type vxlan gpe external
      * dstport PORT} makes it: an L3 device without a link-layer header that decapsulates raw IP carried to
-     * {@code port} from any sender and VNI. Learning off, which the kernel requires with GPE.
+     * {@code port} from any sender and VNI. Learning off, which the kernel requires with GPE. Attributes in iproute2's order.
      */
     static void newVxlanGpe(NlWriter w, String name, int port) {
         w.ifinfomsg(AF_UNSPEC, 0, 0, 0);
@@ -63,9 +63,9 @@ final class LinkCodec {
         int info = w.nest(IFLA_LINKINFO);
         w.attrString(IFLA_INFO_KIND, "vxlan");
         int data = w.nest(IFLA_INFO_DATA);
+        w.attrFlag(IFLA_VXLAN_GPE);
         w.attrU8(IFLA_VXLAN_COLLECT_METADATA, 1);
         w.attrU8(IFLA_VXLAN_LEARNING, 0);
-        w.attrFlag(IFLA_VXLAN_GPE);
         w.attrBe16(IFLA_VXLAN_PORT, port);
         w.end(data);
         w.end(info);
