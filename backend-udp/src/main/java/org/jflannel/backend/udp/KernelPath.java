@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
 final class KernelPath implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KernelPath.class);
     static final int MAX_PEERS = 1 << 16;
-    static final int COUNTERS = 4;
+    static final int COUNTERS = 5;
 
     private final BpfMap routes;
     private final BpfMap sources;
@@ -71,8 +71,38 @@ final class KernelPath implements AutoCloseable {
      */
     private final Map<Integer, Boolean> viaExternal = new HashMap<>();
 
+    /** The external interface's ingress link: in {@link Mode#GPE}, replaced once if that path turns out not to deliver. */
+    private final IngressLink ingress;
+    /** In {@link Mode#GPE} until {@link #checkGpe} falls back: the encapsulate-only ingress program, loaded at open. */
+    private volatile BpfProgram gpeFallback;
+    private long gpeWindowStart;
+    private long gpeRewritten;
+    private long gpeDelivered;
+    /** {@link #checkGpe}'s window, and the datagrams rewritten in one with none delivered that make it fall back. */
+    static final long GPE_CHECK_NANOS = 3_000_000_000L;
+    static final int GPE_LOST_TO_FALL_BACK = 3;
+
+    private static final class IngressLink implements AutoCloseable {
+        volatile BpfLink link;
+
+        @Override
+        public void close() {
+            BpfLink l = link;
+            if (l != null) {
+                l.close();
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "ingress link " + link;
+        }
+    }
+
     private KernelPath(BpfMap routes, BpfMap sources, BpfMap own, BpfMap counters, BpfMap proof,
-            List<AutoCloseable> owned, RtNetlink netlink, int extIndex) {
+            List<AutoCloseable> owned, RtNetlink netlink, int extIndex, IngressLink ingress, BpfProgram gpeFallback) {
+        this.ingress = ingress;
+        this.gpeFallback = gpeFallback;
         this.routes = routes;
         this.sources = sources;
         this.own = own;
@@ -139,11 +169,14 @@ final class KernelPath implements AutoCloseable {
             };
             BpfProgram decap = keep(owned, BpfProgram.loadClassifier("jfl_udp_decap",
                     KernelPrograms.decap(sources, own, proof, counters, nodeIp, port, tunIndex, deliver, GPE_PORT, gpeMark)));
+            BpfProgram fallback = mode != Mode.GPE ? null : keep(owned, BpfProgram.loadClassifier("jfl_udp_decap",
+                    KernelPrograms.decap(sources, own, proof, counters, nodeIp, port, tunIndex, false)));
             keep(owned, BpfLink.attach(encap, tunIndex, BpfLink.Hook.TCX_EGRESS));
-            keep(owned, BpfLink.attach(decap, ext.index(), BpfLink.Hook.TCX_INGRESS));
+            IngressLink ingress = keep(owned, new IngressLink());
+            ingress.link = BpfLink.attach(decap, ext.index(), BpfLink.Hook.TCX_INGRESS);
             LOG.info("udp kernel datapath attached dev={} egress=jfl_udp_encap ext={} ingress=jfl_udp_decap port={} mode={}",
                     tun, ext.name(), port, mode);
-            KernelPath path = new KernelPath(routes, sources, own, counters, proof, owned, nl, ext.index());
+            KernelPath path = new KernelPath(routes, sources, own, counters, proof, owned, nl, ext.index(), ingress, fallback);
             KernelProbe probe = KernelProbe.start(path); // after the links: closed before them (reverse order)
             if (probe != null) {
                 owned.add(probe);
@@ -314,6 +347,48 @@ final class KernelPath implements AutoCloseable {
             }
         }
         return out;
+    }
+
+    /** Whether peers' kernel datagrams are decapsulated through the VXLAN-GPE device (until {@link #checkGpe} falls back). */
+    boolean gpe() {
+        return gpeFallback != null;
+    }
+
+    /**
+     * In {@link Mode#GPE}, called every few hundred milliseconds ({@link KernelProbe}'s thread): when a window of
+     * {@link #GPE_CHECK_NANOS} saw at least {@link #GPE_LOST_TO_FALL_BACK} datagrams rewritten for the GPE device and
+     * none reach flannel0 through its gate, something between them drops them (a host firewall that refuses UDP
+     * {@link #GPE_PORT} in its INPUT chain, the device taken down), and the ingress program is swapped for the
+     * encapsulate-only one: the packet threads decapsulate from then on ({@link Mode#ENCAP}), one line says so.
+     */
+    void checkGpe(long now) {
+        BpfProgram fallback = gpeFallback;
+        if (fallback == null) {
+            return;
+        }
+        long[] c = counts();
+        long rewritten = c[KernelPrograms.COUNT_DECAP];
+        long delivered = c[KernelPrograms.COUNT_GATE];
+        if (gpeWindowStart != 0 && now - gpeWindowStart < GPE_CHECK_NANOS) {
+            return;
+        }
+        boolean lost = gpeWindowStart != 0 && rewritten - gpeRewritten >= GPE_LOST_TO_FALL_BACK && delivered == gpeDelivered;
+        gpeWindowStart = now;
+        gpeRewritten = rewritten;
+        gpeDelivered = delivered;
+        if (!lost) {
+            return;
+        }
+        BpfLink old = ingress.link;
+        try {
+            ingress.link = BpfLink.attach(fallback, extIndex, BpfLink.Hook.TCX_INGRESS); // before the old one goes: no gap
+            old.close();
+            gpeFallback = null;
+            LOG.warn("udp vxlan-gpe path delivers nothing (does the host's firewall accept UDP {}?), the packet threads "
+                    + "decapsulate rewritten={} delivered={}", GPE_PORT, rewritten, delivered);
+        } catch (NetlinkException | RuntimeException e) {
+            LOG.warn("udp vxlan-gpe fallback failed, retrying error={}", e.getMessage());
+        }
     }
 
     /** Number of peers sent to from the kernel. */

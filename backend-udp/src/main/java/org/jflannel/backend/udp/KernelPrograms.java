@@ -65,6 +65,8 @@ final class KernelPrograms {
     static final int COUNT_FAILED = 2;
     /** Datagrams to the GPE port that {@link #decap} did not write (dropped on the external interface or at the gate). */
     static final int COUNT_REFUSED = 3;
+    /** Packets the GPE device's gate handed to flannel0: against {@link #COUNT_DECAP}, whether that path delivers. */
+    static final int COUNT_GATE = 4;
 
     private KernelPrograms() {
     }
@@ -299,6 +301,7 @@ final class KernelPrograms {
         a.movReg(R6, R1);
         a.load(Size.W, R1, R6, SKB_MARK).jump32(Cond.NE, R1, mark, "drop");
         a.mov(R1, 0).store(Size.W, R6, SKB_MARK, R1);
+        count(a, counters, COUNT_GATE);
         a.mov(R1, tunIfindex).mov(R2, F_INGRESS).call(BpfAsm.REDIRECT);
         a.exit();
         a.label("drop");

@@ -181,6 +181,7 @@ class KernelProgramsIT {
             // the gate, unmarked (the test run's skb has mark 0): dropped and counted
             assertThat(gate.testRun(Arrays.copyOfRange(out, 0, out.length)).verdict()).isEqualTo(KernelPrograms.TCX_DROP);
             assertThat(count(KernelPrograms.COUNT_REFUSED)).isEqualTo(2);
+            assertThat(count(KernelPrograms.COUNT_GATE)).as("nothing passed the gate").isZero();
         }
     }
 

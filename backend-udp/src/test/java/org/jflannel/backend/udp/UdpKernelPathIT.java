@@ -201,6 +201,10 @@ class UdpKernelPathIT {
             assertThat(kb[KernelPrograms.COUNT_DECAP]).isGreaterThan(3).isLessThan((32 << 20) / 1420 / 4);
             assertThat(na.counters().packetsFromPeers() + nb.counters().packetsFromPeers())
                     .as("what the packet threads took (before the proofs)").isLessThan(100);
+            assertThat(ka[KernelPrograms.COUNT_GATE]).as("every datagram A rewrote passed its gate")
+                    .isEqualTo(ka[KernelPrograms.COUNT_DECAP]);
+            assertThat(kb[KernelPrograms.COUNT_GATE]).isEqualTo(kb[KernelPrograms.COUNT_DECAP]);
+            assertThat(na.kernelGpe() && nb.kernelGpe()).as("both still on the GPE path").isTrue();
 
             // a well-formed VXLAN-GPE datagram to A's GPE port: from B's node, and from a process on A
             ByteBuffer icmp = Packets.ipv4("10.244.2.7", "10.244.1.1", 1, 64, 8);
@@ -230,6 +234,38 @@ class UdpKernelPathIT {
             na.close();
             nb.close();
             assertThat(a.link("flannel0-gpe")).as("the GPE device goes with the network").isNull();
+        }
+    }
+
+    /**
+     * A node whose firewall drops UDP to the GPE port (the rewritten datagrams cross its INPUT chain): the datagrams it
+     * rewrites never reach its GPE device's gate, so it swaps its ingress program for the encapsulate-only one within
+     * a few seconds of traffic, and from then on its packet threads take the peer's kernel datagrams: ping and TCP both
+     * ways intact. Fails without {@link KernelPath#checkGpe} (the peer's kernel datagrams would be lost for good).
+     */
+    @Test
+    void aNodeWhoseFirewallDropsTheGpePortFallsBackToThePacketThreads() throws Exception {
+        try (UdpNode a = UdpNode.create("ufa"); UdpNode b = UdpNode.create("ufb")) {
+            UdpTwoNodesIT.join(a, b);
+            a.exec("iptables", "-A", "INPUT", "-p", "udp", "--dport", String.valueOf(KernelPath.GPE_PORT), "-j", "DROP");
+            UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", UdpOptions.withKernelGpe());
+            UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", UdpOptions.withKernelGpe());
+            assertThat(na.kernelGpe()).as("A starts on the GPE path").isTrue();
+            a.apply(LeaseEvent.added(Leases.published("10.244.2.0/24", b.subnets.published())));
+            b.apply(LeaseEvent.added(Leases.published("10.244.1.0/24", a.subnets.published())));
+
+            Wait.until("A fell back to its packet threads", Duration.ofSeconds(30), () -> {
+                a.execAnyExit("ping", "-c", "5", "-i", "0.2", "-W", "1", "-I", "10.244.1.1", "10.244.2.1");
+                return !na.kernelGpe();
+            });
+            assertThat(nb.kernelGpe()).as("B's path delivers: B stays").isTrue();
+            assertThat(a.exec("ping", "-c", "3", "-W", "2", "-I", "10.244.1.1", "10.244.2.1")).contains("3 received");
+            long fromPeers = na.counters().packetsFromPeers();
+            UdpTwoNodesIT.assertTcpStreamArrivesIntact(a, b, "10.244.2.1", 8 << 20);
+            UdpTwoNodesIT.assertTcpStreamArrivesIntact(b, a, "10.244.1.1", 8 << 20);
+            assertThat(na.counters().packetsFromPeers()).as("A's packet threads take B's datagrams now").isGreaterThan(fromPeers);
+            assertThat(na.kernelPackets()[KernelPrograms.COUNT_GATE]).as("nothing passed A's gate").isZero();
+            assertThat(nb.kernelPackets()[KernelPrograms.COUNT_GATE]).as("B's gate delivered").isPositive();
         }
     }
 
