@@ -108,7 +108,7 @@ class KernelProgramsIT {
     }
 
     /**
-     * Encapsulation only ({@code JFLANNEL_UDP_KERNEL=encap}, the default): the program keeps the
+     * Encapsulation only ({@code JFLANNEL_UDP_KERNEL=encap}, and gpe's fallback): the program keeps the
      * peers' proofs as the full one does, and leaves every datagram, untouched, to the socket.
      */
     @Test

@@ -89,8 +89,8 @@ class UdpKernelPathIT {
     }
 
     /**
-     * As shipped ({@link UdpOptions#shipped()}: the kernel encapsulates, the packet threads
-     * decapsulate), and against a node that decapsulates in its kernel: what the sending kernel
+     * {@code encap} ({@link UdpOptions#withKernelEncap()}, the default before session 11 and gpe's fallback: the kernel
+     * encapsulates, the packet threads decapsulate), and against a node that decapsulates in its kernel: what the sending kernel
      * leaves as its stack made it (whole TCP super-packets, partial TCP and UDP checksums) arrives
      * intact through the receiving packet threads, and nothing is lost between the counters.
      */
@@ -98,7 +98,7 @@ class UdpKernelPathIT {
     void theKernelEncapsulatesAndThePacketThreadsTakeWholeSuperPacketsAndPartialChecksums() throws Exception {
         try (UdpNode a = UdpNode.create("uea"); UdpNode b = UdpNode.create("ueb")) {
             UdpTwoNodesIT.join(a, b);
-            UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", UdpOptions.shipped());
+            UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", UdpOptions.withKernelEncap());
             UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", UdpOptions.withKernel());
             assertThat(na.kernelDatapath()).isTrue();
             assertThat(a.subnets.published().backendData()).as("A takes kernel-encapsulated datagrams")
