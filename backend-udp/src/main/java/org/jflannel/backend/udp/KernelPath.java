@@ -39,10 +39,14 @@ import org.slf4j.LoggerFactory;
  * kernel, whose reply, encapsulated by that peer's kernel, proves it. The programs stay attached while
  * the links are open: closing this, or the process ending, detaches them.
  *
- * <p>{@link Mode#ENCAP} (the default, {@code JFLANNEL_UDP_KERNEL=encap}): the ingress program only keeps
- * the proofs and leaves every datagram to the socket, whose packet threads hand peers' super-packets to
- * the pod whole ({@link SocketReader}); decapsulating here leaves the kernel's tunnel marks on them
- * (docs/benchmarks.md, "udp, session 9").
+ * <p>{@link Mode#GPE} (the default, {@code JFLANNEL_UDP_KERNEL=gpe}): the ingress program rewrites a peer kernel's
+ * datagram into a VXLAN-GPE one for a local external GPE device, whose receive path decapsulates it and clears the
+ * kernel's tunnel marks, so the pod gets whole super-packets with no copy ({@link KernelPrograms#decap},
+ * {@link KernelPrograms#gpeGate}; docs/benchmarks.md, "udp, session 11"); {@link #checkGpe} falls back to
+ * {@link Mode#ENCAP} where that path does not deliver. {@link Mode#ENCAP} ({@code JFLANNEL_UDP_KERNEL=encap}): the
+ * ingress program only keeps the proofs and leaves every datagram to the socket, whose packet threads hand peers'
+ * super-packets to the pod whole ({@link SocketReader}); decapsulating with adjust_room ({@link Mode#FULL}) leaves
+ * the kernel's tunnel marks on them (docs/benchmarks.md, "udp, session 9").
  */
 final class KernelPath implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KernelPath.class);
