@@ -149,12 +149,16 @@ class UdpKernelPathIT {
      * device, so TCP streams both ways arrive intact as super-packets, a UDP datagram with a partial checksum arrives,
      * every packet one kernel sent the other kernel took (the packet threads only what the kernels left them), and the
      * GPE port takes nothing it was not given by the node's own program: a datagram to it from the peer's node is
-     * dropped on the underlay, one from a local process at the device's gate. The device goes with close.
+     * dropped on the underlay, one from a local process at the device's gate. The device goes with close. Strict
+     * rp_filter on both nodes: the gate hands packets to flannel0, whose routes cover the peer's subnet.
      */
     @Test
     void theKernelDecapsulatesThroughAVxlanGpeDeviceAndItsPortTakesNothingElse() throws Exception {
         try (UdpNode a = UdpNode.create("uga"); UdpNode b = UdpNode.create("ugb")) {
             UdpTwoNodesIT.join(a, b);
+            for (UdpNode n : new UdpNode[] {a, b}) { // strict reverse-path filtering everywhere, new devices included
+                n.exec("sysctl", "-qw", "net.ipv4.conf.all.rp_filter=1", "net.ipv4.conf.default.rp_filter=1");
+            }
             UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", UdpOptions.withKernelGpe());
             UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", UdpOptions.withKernelGpe());
             assertThat(na.kernelDatapath()).isTrue();
