@@ -96,12 +96,13 @@ class DaemonSetOnFakeHostsIT {
                 exactlyTheManifestsCapabilities(cluster, n);
             }
             if (netConf.path("Backend").path("Type").asText().equals("udp")) {
-                // the overlay grants BPF: the kernel datapath's default mode attaches (tc encapsulates, the packet
-                // threads decapsulate)
+                // the overlay grants BPF: the kernel datapath's default mode attaches (tc encapsulates, a VXLAN-GPE
+                // device decapsulates)
                 for (DaemonSetCluster.Node n : cluster.nodes()) {
                     assertThat(n.daemon().logTail(400)).as("udp network on %s", n.name())
-                            .contains("udp network registered").contains("kernel=encap")
-                            .containsPattern("udp kernel datapath attached .*mode=ENCAP");
+                            .contains("udp network registered").contains("kernel=gpe")
+                            .contains("udp kernel decapsulation through a vxlan-gpe device")
+                            .containsPattern("udp kernel datapath attached .*mode=GPE");
                 }
             }
 

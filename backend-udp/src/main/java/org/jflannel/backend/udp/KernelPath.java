@@ -39,15 +39,19 @@ import org.slf4j.LoggerFactory;
  * kernel, whose reply, encapsulated by that peer's kernel, proves it. The programs stay attached while
  * the links are open: closing this, or the process ending, detaches them.
  *
- * <p>{@link Mode#ENCAP} (the default, {@code JFLANNEL_UDP_KERNEL=encap}): the ingress program only keeps
- * the proofs and leaves every datagram to the socket, whose packet threads hand peers' super-packets to
- * the pod whole ({@link SocketReader}); decapsulating here leaves the kernel's tunnel marks on them
- * (docs/benchmarks.md, "udp, session 9").
+ * <p>{@link Mode#GPE} (the default, {@code JFLANNEL_UDP_KERNEL=gpe}): the ingress program rewrites a peer kernel's
+ * datagram into a VXLAN-GPE one for a local external GPE device, whose receive path decapsulates it and clears the
+ * kernel's tunnel marks, so the pod gets whole super-packets with no copy ({@link KernelPrograms#decap},
+ * {@link KernelPrograms#gpeGate}; docs/benchmarks.md, "udp, session 11"); {@link #checkGpe} falls back to
+ * {@link Mode#ENCAP} where that path does not deliver. {@link Mode#ENCAP} ({@code JFLANNEL_UDP_KERNEL=encap}): the
+ * ingress program only keeps the proofs and leaves every datagram to the socket, whose packet threads hand peers'
+ * super-packets to the pod whole ({@link SocketReader}); decapsulating with adjust_room ({@link Mode#FULL}) leaves
+ * the kernel's tunnel marks on them (docs/benchmarks.md, "udp, session 9").
  */
 final class KernelPath implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KernelPath.class);
     static final int MAX_PEERS = 1 << 16;
-    static final int COUNTERS = 3;
+    static final int COUNTERS = 5;
 
     private final BpfMap routes;
     private final BpfMap sources;
@@ -71,8 +75,38 @@ final class KernelPath implements AutoCloseable {
      */
     private final Map<Integer, Boolean> viaExternal = new HashMap<>();
 
+    /** The external interface's ingress link: in {@link Mode#GPE}, replaced once if that path turns out not to deliver. */
+    private final IngressLink ingress;
+    /** In {@link Mode#GPE} until {@link #checkGpe} falls back: the encapsulate-only ingress program, loaded at open. */
+    private volatile BpfProgram gpeFallback;
+    private long gpeWindowStart;
+    private long gpeRewritten;
+    private long gpeDelivered;
+    /** {@link #checkGpe}'s window, and the datagrams rewritten in one with none delivered that make it fall back. */
+    static final long GPE_CHECK_NANOS = 3_000_000_000L;
+    static final int GPE_LOST_TO_FALL_BACK = 3;
+
+    private static final class IngressLink implements AutoCloseable {
+        volatile BpfLink link;
+
+        @Override
+        public void close() {
+            BpfLink l = link;
+            if (l != null) {
+                l.close();
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "ingress link " + link;
+        }
+    }
+
     private KernelPath(BpfMap routes, BpfMap sources, BpfMap own, BpfMap counters, BpfMap proof,
-            List<AutoCloseable> owned, RtNetlink netlink, int extIndex) {
+            List<AutoCloseable> owned, RtNetlink netlink, int extIndex, IngressLink ingress, BpfProgram gpeFallback) {
+        this.ingress = ingress;
+        this.gpeFallback = gpeFallback;
         this.routes = routes;
         this.sources = sources;
         this.own = own;
@@ -90,7 +124,16 @@ final class KernelPath implements AutoCloseable {
      * Ethernet header); the userspace path then carries everything.
      */
     /** What the programs do: both directions, or encapsulate only (the packet threads decapsulate). */
-    enum Mode { FULL, ENCAP }
+    enum Mode { FULL, ENCAP, GPE }
+
+    /** The GPE device's UDP port (IANA's for VXLAN-GPE); {@link KernelPrograms#decap} refuses datagrams to it from outside. */
+    static final int GPE_PORT = 4790;
+
+    /** The GPE device's name: flannel0's with {@code -gpe}, or {@code jfl-gpe} where that is too long. */
+    static String gpeName(String tun) {
+        String n = tun + "-gpe";
+        return n.length() <= 15 ? n : "jfl-gpe";
+    }
 
     static KernelPath open(String tun, ExternalInterface ext, int port) {
         return open(tun, ext, port, Mode.FULL);
@@ -116,13 +159,28 @@ final class KernelPath implements AutoCloseable {
             int nodeIp = Ip4Net.fromInet(ext.address());
             BpfProgram encap = keep(owned, BpfProgram.loadClassifier("jfl_udp_encap",
                     KernelPrograms.encap(routes, proof, counters, nodeIp, port, ext.index())));
+            int gpeMark = 0;
+            if (mode == Mode.GPE) {
+                gpeMark = gpeDevice(nl, owned, tun, tunIndex, counters);
+                if (gpeMark == 0) {
+                    mode = Mode.ENCAP;
+                }
+            }
+            KernelPrograms.Deliver deliver = switch (mode) {
+                case FULL -> KernelPrograms.Deliver.REDIRECT;
+                case ENCAP -> KernelPrograms.Deliver.SOCKET;
+                case GPE -> KernelPrograms.Deliver.GPE;
+            };
             BpfProgram decap = keep(owned, BpfProgram.loadClassifier("jfl_udp_decap",
-                    KernelPrograms.decap(sources, own, proof, counters, nodeIp, port, tunIndex, mode == Mode.FULL)));
+                    KernelPrograms.decap(sources, own, proof, counters, nodeIp, port, tunIndex, deliver, GPE_PORT, gpeMark)));
+            BpfProgram fallback = mode != Mode.GPE ? null : keep(owned, BpfProgram.loadClassifier("jfl_udp_decap",
+                    KernelPrograms.decap(sources, own, proof, counters, nodeIp, port, tunIndex, false)));
             keep(owned, BpfLink.attach(encap, tunIndex, BpfLink.Hook.TCX_EGRESS));
-            keep(owned, BpfLink.attach(decap, ext.index(), BpfLink.Hook.TCX_INGRESS));
+            IngressLink ingress = keep(owned, new IngressLink());
+            ingress.link = BpfLink.attach(decap, ext.index(), BpfLink.Hook.TCX_INGRESS);
             LOG.info("udp kernel datapath attached dev={} egress=jfl_udp_encap ext={} ingress=jfl_udp_decap port={} mode={}",
                     tun, ext.name(), port, mode);
-            KernelPath path = new KernelPath(routes, sources, own, counters, proof, owned, nl, ext.index());
+            KernelPath path = new KernelPath(routes, sources, own, counters, proof, owned, nl, ext.index(), ingress, fallback);
             KernelProbe probe = KernelProbe.start(path); // after the links: closed before them (reverse order)
             if (probe != null) {
                 owned.add(probe);
@@ -136,6 +194,52 @@ final class KernelPath implements AutoCloseable {
                 nl.close();
             }
             return null;
+        }
+    }
+
+    /**
+     * Makes the VXLAN-GPE device (removing a stale one of ours by name first), brings it up and attaches the gate
+     * ({@link KernelPrograms#gpeGate}) to its ingress; returns the mark the gate wants, or 0, after one line,
+     * where the kernel refuses (no VXLAN, the port taken): {@link Mode#ENCAP} then. What it made is in
+     * {@code owned} on success; on failure it is removed here.
+     */
+    private static int gpeDevice(RtNetlink nl, List<AutoCloseable> owned, String tun, int tunIndex, BpfMap counters) {
+        String name = gpeName(tun);
+        List<AutoCloseable> mine = new ArrayList<>();
+        try {
+            if (nl.link(name).isPresent()) {
+                nl.deleteLink(name);
+            }
+            nl.createVxlanGpe(name, GPE_PORT);
+            int index = nl.link(name).map(Link::index)
+                    .orElseThrow(() -> new NetlinkException("RTM_GETLINK", name, 19, "gpe device vanished"));
+            mine.add(new AutoCloseable() {
+                @Override
+                public void close() throws NetlinkException {
+                    nl.deleteLink(index);
+                }
+
+                @Override
+                public String toString() {
+                    return "gpe device " + name;
+                }
+            });
+            int mark = 0;
+            while (mark == 0) {
+                mark = new java.security.SecureRandom().nextInt();
+            }
+            BpfProgram gate = keep(mine, BpfProgram.loadClassifier("jfl_udp_gpe", KernelPrograms.gpeGate(counters, mark, tunIndex)));
+            keep(mine, BpfLink.attach(gate, index, BpfLink.Hook.TCX_INGRESS));
+            nl.setUp(index);
+            owned.addAll(mine);
+            LOG.info("udp kernel decapsulation through a vxlan-gpe device dev={} port={}", name, GPE_PORT);
+            return mark;
+        } catch (NetlinkException | RuntimeException e) {
+            LOG.warn("udp vxlan-gpe device unavailable, the packet threads decapsulate dev={} port={} error={}",
+                    name, GPE_PORT, e.getMessage());
+            java.util.Collections.reverse(mine);
+            closeAll(mine);
+            return 0;
         }
     }
 
@@ -236,7 +340,7 @@ final class KernelPath implements AutoCloseable {
         }
     }
 
-    /** Packets encapsulated, decapsulated, and rewrites that failed halfway (dropped). */
+    /** Packets encapsulated, decapsulated, rewrites that failed halfway (dropped), datagrams to the GPE port refused. */
     long[] counts() {
         long[] out = new long[COUNTERS];
         for (int i = 0; i < COUNTERS; i++) {
@@ -247,6 +351,48 @@ final class KernelPath implements AutoCloseable {
             }
         }
         return out;
+    }
+
+    /** Whether peers' kernel datagrams are decapsulated through the VXLAN-GPE device (until {@link #checkGpe} falls back). */
+    boolean gpe() {
+        return gpeFallback != null;
+    }
+
+    /**
+     * In {@link Mode#GPE}, called every few hundred milliseconds ({@link KernelProbe}'s thread): when a window of
+     * {@link #GPE_CHECK_NANOS} saw at least {@link #GPE_LOST_TO_FALL_BACK} datagrams rewritten for the GPE device and
+     * none reach flannel0 through its gate, something between them drops them (a host firewall that refuses UDP
+     * {@link #GPE_PORT} in its INPUT chain, the device taken down), and the ingress program is swapped for the
+     * encapsulate-only one: the packet threads decapsulate from then on ({@link Mode#ENCAP}), one line says so.
+     */
+    void checkGpe(long now) {
+        BpfProgram fallback = gpeFallback;
+        if (fallback == null) {
+            return;
+        }
+        long[] c = counts();
+        long rewritten = c[KernelPrograms.COUNT_DECAP];
+        long delivered = c[KernelPrograms.COUNT_GATE];
+        if (gpeWindowStart != 0 && now - gpeWindowStart < GPE_CHECK_NANOS) {
+            return;
+        }
+        boolean lost = gpeWindowStart != 0 && rewritten - gpeRewritten >= GPE_LOST_TO_FALL_BACK && delivered == gpeDelivered;
+        gpeWindowStart = now;
+        gpeRewritten = rewritten;
+        gpeDelivered = delivered;
+        if (!lost) {
+            return;
+        }
+        BpfLink old = ingress.link;
+        try {
+            ingress.link = BpfLink.attach(fallback, extIndex, BpfLink.Hook.TCX_INGRESS); // before the old one goes: no gap
+            old.close();
+            gpeFallback = null;
+            LOG.warn("udp vxlan-gpe path delivers nothing (does the host's firewall accept UDP {}?), the packet threads "
+                    + "decapsulate rewritten={} delivered={}", GPE_PORT, rewritten, delivered);
+        } catch (NetlinkException | RuntimeException e) {
+            LOG.warn("udp vxlan-gpe fallback failed, retrying error={}", e.getMessage());
+        }
     }
 
     /** Number of peers sent to from the kernel. */

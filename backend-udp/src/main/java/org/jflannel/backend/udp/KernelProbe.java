@@ -81,6 +81,7 @@ final class KernelProbe implements AutoCloseable {
     }
 
     private void tick(long now) throws NetlinkException {
+        path.checkGpe(now);
         var peers = path.routedPeerList();
         probedAt.keySet().retainAll(peers);
         proven.retainAll(peers);

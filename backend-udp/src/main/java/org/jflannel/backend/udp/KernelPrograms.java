@@ -49,7 +49,13 @@ final class KernelPrograms {
     private static final int F_INGRESS = 1;
     /** {@code __sk_buff} offsets. */
     private static final int SKB_LEN = 0;
+    private static final int SKB_MARK = 8;
     private static final int SKB_PROTOCOL = 16;
+    /** {@code bpf_skb_store_bytes}: keeps a CHECKSUM_COMPLETE skb's sum right. */
+    private static final int F_RECOMPUTE_CSUM = 1;
+    /** The VXLAN-GPE header: its length, and its first word as a little-endian store writes it (flags I|P, next protocol IPv4). */
+    static final int GPE_HLEN = 8;
+    private static final int GPE_FLAGS_IPV4 = 0x0100_000c;
     /** ETH_P_IP as {@code __sk_buff.protocol} holds it (network order in a host-order u32). */
     private static final int ETH_P_IP_NET = 0x0008;
     private static final int ETH_HLEN = 14;
@@ -57,6 +63,10 @@ final class KernelPrograms {
     static final int COUNT_ENCAP = 0;
     static final int COUNT_DECAP = 1;
     static final int COUNT_FAILED = 2;
+    /** Datagrams to the GPE port that {@link #decap} did not write (dropped on the external interface or at the gate). */
+    static final int COUNT_REFUSED = 3;
+    /** Packets the GPE device's gate handed to flannel0: against {@link #COUNT_DECAP}, whether that path delivers. */
+    static final int COUNT_GATE = 4;
 
     private KernelPrograms() {
     }
@@ -161,6 +171,34 @@ final class KernelPrograms {
      */
     static byte[] decap(BpfMap sources, BpfMap own, BpfMap proof, BpfMap counters, int nodeIp, int port, int tunIfindex,
             boolean deliver) {
+        return decap(sources, own, proof, counters, nodeIp, port, tunIfindex, deliver ? Deliver.REDIRECT : Deliver.SOCKET, 0, 0);
+    }
+
+    /** What {@link #decap} does with a datagram it accepts. */
+    enum Deliver {
+        /** Nothing: every datagram goes on to the socket (the packet threads decapsulate). */
+        SOCKET,
+        /** Strips the outer headers and redirects the inner packet into flannel0's receive path. */
+        REDIRECT,
+        /**
+         * Rewrites the datagram in place into a VXLAN-GPE one to the local GPE device's port, which the
+         * kernel's VXLAN receive path then decapsulates (clearing the tunnel GSO marks); see {@link #gpeGate}.
+         */
+        GPE
+    }
+
+    /**
+     * {@link #decap} in mode {@code deliver}; with {@link Deliver#GPE}, {@code gpePort} is the GPE device's UDP
+     * port and {@code gpeMark} the skb mark that {@link #gpeGate} requires (nonzero): the program marks the
+     * datagrams it rewrote, and drops every datagram that arrives addressed to {@code gpePort} (the port adds no
+     * way in beyond upstream's).
+     */
+    static byte[] decap(BpfMap sources, BpfMap own, BpfMap proof, BpfMap counters, int nodeIp, int port, int tunIfindex,
+            Deliver deliver, int gpePort, int gpeMark) {
+        if (deliver == Deliver.GPE && (gpePort < 1 || gpePort > 0xffff || gpePort == port || gpeMark == 0)) {
+            throw new IllegalArgumentException("gpe port: expected 1..65535 other than " + port + " and a nonzero mark, got "
+                    + gpePort + " mark " + gpeMark);
+        }
         BpfAsm a = new BpfAsm();
         a.movReg(R6, R1);
         a.load(Size.W, R1, R6, SKB_PROTOCOL).jump(Cond.NE, R1, ETH_P_IP_NET, "next");
@@ -168,6 +206,9 @@ final class KernelPrograms {
         a.load(Size.B, R1, FP, -48).jump(Cond.NE, R1, 0x45, "next");
         a.load(Size.B, R1, FP, -39).jump(Cond.NE, R1, 17, "next");
         a.load(Size.H, R1, FP, -42).and(R1, 0xff3f).jump(Cond.NE, R1, 0, "next");
+        if (deliver == Deliver.GPE) { // only this program sends to the GPE port
+            a.load(Size.H, R1, FP, -26).jump(Cond.EQ, R1, be16(gpePort), "refused");
+        }
         a.load(Size.W, R1, FP, -32).jump32(Cond.NE, R1, Integer.reverseBytes(nodeIp), "next");
         a.load(Size.H, R1, FP, -26).jump(Cond.NE, R1, Short.toUnsignedInt(Short.reverseBytes((short) port)), "next");
         a.load(Size.B, R1, FP, -20).jump(Cond.NE, R1, 0x45, "next");
@@ -181,7 +222,7 @@ final class KernelPrograms {
         a.load(Size.B, R1, FP, -11).jump(Cond.NE, R1, IPPROTO_TCP, "proofKept");
         a.storeImm(Size.W, R0, 0, 0);
         a.label("proofKept");
-        if (!deliver) { // every datagram goes on to the socket
+        if (deliver == Deliver.SOCKET) { // every datagram goes on to the socket
             a.label("next").mov(R0, TCX_NEXT).exit();
             return a.build();
         }
@@ -197,6 +238,18 @@ final class KernelPrograms {
         a.jump(Cond.EQ, R0, 0, "next");                                     // unknown sender: userspace counts it
         a.load(Size.W, R1, R0, 0).load(Size.W, R2, R0, 4);
         a.load(Size.W, R3, FP, -8).andReg(R3, R2).jumpReg(Cond.NE, R3, R1, "next"); // inner src in the sender's lease
+        if (deliver == Deliver.GPE) {
+            // only what a peer's encapsulating program sent (UDP checksum 0): an upstream peer's datagrams, and those
+            // of our packet threads, stay with the socket as before
+            a.load(Size.H, R1, FP, -22).jump(Cond.NE, R1, 0, "next");
+            toGpe(a, gpePort, gpeMark);
+            count(a, counters, COUNT_DECAP);
+            a.mov(R0, TCX_NEXT).exit();
+            a.label("refused");
+            count(a, counters, COUNT_REFUSED);
+            a.mov(R0, TCX_DROP).exit();
+            return verdicts(a, counters);
+        }
         a.movReg(R1, R6).mov(R2, -UdpBackend.ENCAP_OVERHEAD).mov(R3, ADJ_ROOM_MAC).mov(R4, F_FIXED_GSO | F_DECAP_L4_UDP)
                 .call(BpfAsm.SKB_ADJUST_ROOM);
         a.jump(Cond.EQ, R0, 0, "decapsulated").jump(Cond.NE, R0, -EINVAL, "next");
@@ -211,6 +264,56 @@ final class KernelPrograms {
         return verdicts(a, counters);
     }
 
+    /**
+     * The accepted datagram (outer IPv4 at -48, UDP at -28, inner IPv4 at -20 on the stack) becomes a VXLAN-GPE
+     * datagram: 8 bytes of room right after the Ethernet header ({@code bpf_skb_adjust_room} at the MAC layer
+     * with a fixed GSO size, which a TCP super-packet allows; the inner packet keeps its place, so the skb's
+     * inner header offsets stay right), the outer IPv4 + UDP header written again at the front (lengths + 8,
+     * destination port the GPE port, UDP checksum 0, IPv4 checksum recomputed), then the GPE header (I and P
+     * flags, next protocol IPv4, VNI 0), the inner TTL decremented, the skb marked for {@link #gpeGate}.
+     */
+    private static void toGpe(BpfAsm a, int gpePort, int gpeMark) {
+        a.movReg(R1, R6).mov(R2, GPE_HLEN).mov(R3, ADJ_ROOM_MAC).mov(R4, F_FIXED_GSO).call(BpfAsm.SKB_ADJUST_ROOM);
+        a.jump(Cond.NE, R0, 0, "next");                                     // untouched: the socket takes it
+        a.load(Size.H, R1, FP, -46).toBe16(R1).add(R1, GPE_HLEN).toBe16(R1).store(Size.H, FP, -46, R1);
+        a.storeImm(Size.H, FP, -38, 0);
+        a.mov(R1, 0).mov(R2, 0).movReg(R3, FP).add(R3, -48).mov(R4, 20).mov(R5, 0).call(BpfAsm.CSUM_DIFF);
+        fold(a);
+        a.store(Size.H, FP, -38, R0);
+        a.mov(R1, be16(gpePort)).store(Size.H, FP, -26, R1);
+        a.load(Size.H, R1, FP, -24).toBe16(R1).add(R1, GPE_HLEN).toBe16(R1).store(Size.H, FP, -24, R1);
+        a.storeImm(Size.H, FP, -22, 0);
+        a.storeImm(Size.W, FP, -20, GPE_FLAGS_IPV4).storeImm(Size.W, FP, -16, 0);
+        storeBytes(a, ETH_HLEN, -48, UdpBackend.ENCAP_OVERHEAD + GPE_HLEN, F_RECOMPUTE_CSUM);
+        decrementTtl(a, ETH_HLEN + UdpBackend.ENCAP_OVERHEAD + GPE_HLEN, -12);
+        a.mov(R1, gpeMark).store(Size.W, R6, SKB_MARK, R1);
+    }
+
+    /**
+     * The GPE device's ingress: a packet the kernel's VXLAN-GPE receive path decapsulated enters flannel0's receive
+     * path (as {@link #decap}'s redirect does, so routing and reverse-path filtering see flannel0, whose routes cover
+     * the peers' subnets) only when it carries {@code mark}, which {@link #decap} gives the datagrams it rewrote;
+     * anything else reaching the GPE port (a local process, a pod) is dropped and counted ({@link #COUNT_REFUSED}).
+     * The mark is cleared.
+     */
+    static byte[] gpeGate(BpfMap counters, int mark, int tunIfindex) {
+        BpfAsm a = new BpfAsm();
+        a.movReg(R6, R1);
+        a.load(Size.W, R1, R6, SKB_MARK).jump32(Cond.NE, R1, mark, "drop");
+        a.mov(R1, 0).store(Size.W, R6, SKB_MARK, R1);
+        count(a, counters, COUNT_GATE);
+        a.mov(R1, tunIfindex).mov(R2, F_INGRESS).call(BpfAsm.REDIRECT);
+        a.exit();
+        a.label("drop");
+        count(a, counters, COUNT_REFUSED);
+        a.mov(R0, TCX_DROP).exit();
+        return a.build();
+    }
+
+    private static int be16(int v) {
+        return Short.toUnsignedInt(Short.reverseBytes((short) v));
+    }
+
     /** {@code bpf_skb_load_bytes(skb, from, fp + to, len)}, to "next" on failure (a short packet). */
     private static void loadBytes(BpfAsm a, int from, int to, int len) {
         a.movReg(R1, R6).mov(R2, from).movReg(R3, FP).add(R3, to).mov(R4, len).call(BpfAsm.SKB_LOAD_BYTES);
@@ -219,7 +322,11 @@ final class KernelPrograms {
 
     /** {@code bpf_skb_store_bytes(skb, to, fp + from, len, 0)}, to "failed" on failure. */
     private static void storeBytes(BpfAsm a, int to, int from, int len) {
-        a.movReg(R1, R6).mov(R2, to).movReg(R3, FP).add(R3, from).mov(R4, len).mov(R5, 0).call(BpfAsm.SKB_STORE_BYTES);
+        storeBytes(a, to, from, len, 0);
+    }
+
+    private static void storeBytes(BpfAsm a, int to, int from, int len, int flags) {
+        a.movReg(R1, R6).mov(R2, to).movReg(R3, FP).add(R3, from).mov(R4, len).mov(R5, flags).call(BpfAsm.SKB_STORE_BYTES);
         a.jump(Cond.NE, R0, 0, "failed");
     }
 

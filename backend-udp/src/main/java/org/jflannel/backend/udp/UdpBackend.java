@@ -102,7 +102,8 @@ public final class UdpBackend implements Backend {
         List<AutoCloseable> readers = new ArrayList<>();
         // attached before the lease is published, so that the lease says truly whether we decapsulate
         KernelPath kernel = opts.kernel() && (opts.kernelDecap() || opts.offload())
-                ? KernelPath.open(tun.name(), ext, port, opts.kernelDecap() ? KernelPath.Mode.FULL : KernelPath.Mode.ENCAP)
+                ? KernelPath.open(tun.name(), ext, port, opts.kernelDecap() ? KernelPath.Mode.FULL
+                        : opts.kernelGpe() ? KernelPath.Mode.GPE : KernelPath.Mode.ENCAP)
                 : null;
         if (kernel != null) {
             readers.add(kernel); // closed first: the programs stop before the devices go

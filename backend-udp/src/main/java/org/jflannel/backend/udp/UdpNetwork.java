@@ -81,6 +81,11 @@ public final class UdpNetwork implements Network {
         return kernel != null;
     }
 
+    /** True while peers' kernel datagrams are decapsulated through the VXLAN-GPE device ({@code JFLANNEL_UDP_KERNEL=gpe}). */
+    public boolean kernelGpe() {
+        return kernel != null && kernel.gpe();
+    }
+
     /**
      * The kernel datapath's packets: {@code [encapsulated, decapsulated, failed]} (a super-packet
      * counts once); all zero without it.

@@ -17,8 +17,10 @@ import org.jflannel.packet.TrainCoalescer;
  * default) makes the coalescer sum every received TCP segment's payload to verify its checksum
  * before merging; off, it relies on the outer UDP checksum the kernel verified (see
  * {@link TrainCoalescer}). {@code JFLANNEL_UDP_KERNEL} attaches the kernel datapath
- * ({@link KernelPath}): {@code encap} (the default) encapsulates in a tc program on flannel0's egress
- * and leaves decapsulation to the packet threads, {@code full} (or {@code 1}) decapsulates in the
+ * ({@link KernelPath}): {@code gpe} (the default) encapsulates in a tc program on flannel0's egress
+ * and decapsulates through a VXLAN-GPE device (docs/benchmarks.md, "udp, session 11"), {@code encap}
+ * (the default before, and the fallback where that device cannot be made) leaves decapsulation to the packet
+ * threads, {@code full} (or {@code 1}) decapsulates in the
  * kernel too, {@code off} (or {@code 0}) leaves everything to the packet threads. The default was
  * decided by a same-run A/B on a switched underlay (docs/benchmarks.md, "udp, session 9"): the
  * kernel's encapsulation saves the sending node two copies and the segmenting, while the packet
@@ -29,7 +31,7 @@ import org.jflannel.packet.TrainCoalescer;
  * @param kernelDecap with {@code kernel}: the kernel decapsulates too (else the packet threads do)
  */
 public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues, boolean txHandoff,
-        boolean verifyChecksums, boolean kernel, boolean kernelDecap) {
+        boolean verifyChecksums, boolean kernel, boolean kernelDecap, boolean kernelGpe) {
     static final int MAX_QUEUES = 16;
 
     public UdpOptions {
@@ -37,6 +39,12 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
             throw new IllegalArgumentException("udp queues: expected 1.." + MAX_QUEUES + ", got " + queues);
         }
         kernelDecap = kernel && kernelDecap;
+        kernelGpe = kernel && !kernelDecap && kernelGpe;
+    }
+
+    public UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues, boolean txHandoff,
+            boolean verifyChecksums, boolean kernel, boolean kernelDecap) {
+        this(offload, gro, coalesce, queues, txHandoff, verifyChecksums, kernel, kernelDecap, false);
     }
 
     /** {@code kernel} true means both directions in the kernel, as before {@code kernelDecap} existed. */
@@ -55,14 +63,22 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
         return new UdpOptions(true, true, true, defaultQueues(), false, false, true, true);
     }
 
-    /** As shipped ({@code JFLANNEL_UDP_KERNEL} unset): {@link #defaults()} with the kernel encapsulating. */
+    /**
+     * As shipped ({@code JFLANNEL_UDP_KERNEL} unset): {@link #defaults()} with the kernel encapsulating, and
+     * decapsulating through a VXLAN-GPE device ({@code gpe}; {@code encap} where the device cannot be made).
+     */
     public static UdpOptions shipped() {
-        return withKernelEncap();
+        return withKernelGpe();
     }
 
     /** {@link #defaults()} plus the kernel's encapsulation only ({@code JFLANNEL_UDP_KERNEL=encap}). */
     public static UdpOptions withKernelEncap() {
         return new UdpOptions(true, true, true, defaultQueues(), false, false, true, false);
+    }
+
+    /** {@link #defaults()} plus the kernel's encapsulation, and decapsulation through a VXLAN-GPE device ({@code gpe}). */
+    public static UdpOptions withKernelGpe() {
+        return new UdpOptions(true, true, true, defaultQueues(), false, false, true, false, true);
     }
 
     public UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues) {
@@ -94,25 +110,26 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
         return new UdpOptions(offload, flag(env, "JFLANNEL_UDP_GRO"),
                 flag(env, "JFLANNEL_UDP_COALESCE"), queues(env, "JFLANNEL_UDP_QUEUES"),
                 flag(env, "JFLANNEL_UDP_TX_HANDOFF", false), flag(env, "JFLANNEL_UDP_VERIFY_CSUM", false),
-                !kernel.equals("off"), kernel.equals("full"));
+                !kernel.equals("off"), kernel.equals("full"), kernel.equals("gpe"));
     }
 
     /**
-     * off, encap or full; unset: encap, or off without the offloads (the packet threads could not
+     * off, encap, gpe or full; unset: gpe, or off without the offloads (the packet threads could not
      * write a peer's whole super-packets to flannel0).
      */
     private static String kernel(Map<String, String> env, String name, boolean offload) throws ConfigException {
         String v = env.get(name);
         if (v == null || v.isBlank()) {
-            return offload ? "encap" : "off";
+            return offload ? "gpe" : "off";
         }
         String mode = switch (v.strip().toLowerCase(Locale.ROOT)) {
             case "0", "false", "off", "no" -> "off";
             case "1", "true", "on", "yes", "full" -> "full";
             case "encap" -> "encap";
-            default -> throw new ConfigException(name, name + ": expected off, encap or full (0/1 for off/full), got \"" + v + "\"");
+            case "gpe" -> "gpe";
+            default -> throw new ConfigException(name, name + ": expected off, encap, gpe or full (0/1 for off/full), got \"" + v + "\"");
         };
-        if (mode.equals("encap") && !offload) {
+        if ((mode.equals("encap") || mode.equals("gpe")) && !offload) {
             throw new ConfigException(name, name + "=encap needs JFLANNEL_UDP_OFFLOAD on (whole super-packets from peers)");
         }
         return mode;
@@ -158,6 +175,6 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
     public String toString() {
         return "offload=" + offload + " gro=" + gro + " coalesce=" + coalesce + " queues=" + queues
                 + (txHandoff ? " txHandoff=true" : "") + (verifyChecksums ? " verifyChecksums=true" : "")
-                + " kernel=" + (!kernel ? "off" : kernelDecap ? "full" : "encap");
+                + " kernel=" + (!kernel ? "off" : kernelDecap ? "full" : kernelGpe ? "gpe" : "encap");
     }
 }

@@ -108,7 +108,7 @@ class KernelProgramsIT {
     }
 
     /**
-     * Encapsulation only ({@code JFLANNEL_UDP_KERNEL=encap}, the default): the program keeps the
+     * Encapsulation only ({@code JFLANNEL_UDP_KERNEL=encap}, and gpe's fallback): the program keeps the
      * peers' proofs as the full one does, and leaves every datagram, untouched, to the socket.
      */
     @Test
@@ -127,6 +127,61 @@ class KernelProgramsIT {
             assertThat(proofOnly.testRun(frame(PEER, NODE, 8285, tcp, checksummed())).verdict()).isEqualTo(KernelPrograms.TCX_NEXT);
             assertThat(proven()).as("after a checksummed TCP datagram").isFalse();
             assertThat(count(KernelPrograms.COUNT_DECAP)).as("nothing decapsulated").isZero();
+        }
+    }
+
+    /**
+     * {@code JFLANNEL_UDP_KERNEL=gpe}: a peer kernel's datagram comes out as a VXLAN-GPE datagram to the GPE port,
+     * eight bytes longer, its outer headers right (lengths, checksum), the inner packet one hop older and otherwise as
+     * sent; a checksummed one (an upstream peer's, or our packet threads') goes on untouched; one addressed to the GPE
+     * port is dropped and counted.
+     */
+    @Test
+    void theGpeProgramRewritesAPeerKernelsDatagramIntoVxlanGpeAndRefusesTheGpePort() throws Exception {
+        try (BpfProgram gpe = BpfProgram.loadClassifier("jfl_t_decap_g", KernelPrograms.decap(sources, own, proof, counters,
+                Ip4Net.parseAddress(NODE), 8285, 1, KernelPrograms.Deliver.GPE, 4790, 0x5a5a5a5a));
+                BpfProgram gate = BpfProgram.loadClassifier("jfl_t_gate", KernelPrograms.gpeGate(counters, 0x5a5a5a5a, 1))) {
+            ByteBuffer inner = Packets.ipv4("10.244.2.7", "10.244.1.9", 6, 63, 1200);
+            byte[] frame = frame(PEER, NODE, 8285, inner, noop());
+
+            BpfProgram.TestRun r = gpe.testRun(frame);
+
+            assertThat(r.verdict()).as("TCX_NEXT: up the stack to the GPE device's socket").isEqualTo(KernelPrograms.TCX_NEXT);
+            byte[] out = r.packet();
+            assertThat(out).hasSize(frame.length + KernelPrograms.GPE_HLEN);
+            assertThat(Arrays.copyOfRange(out, 0, 14)).as("link-layer header kept").isEqualTo(Arrays.copyOfRange(frame, 0, 14));
+            ByteBuffer o = ByteBuffer.wrap(out);
+            assertThat(Packets.onesSum(Arrays.copyOfRange(out, 14, 34))).as("outer header checksum").isEqualTo(0xffff);
+            assertThat(o.getShort(14 + 2) & 0xffff).as("outer total length").isEqualTo(frame.length - 14 + 8);
+            assertThat(Arrays.copyOfRange(out, 14 + 12, 14 + 20)).as("outer addresses")
+                    .isEqualTo(Arrays.copyOfRange(frame, 14 + 12, 14 + 20));
+            assertThat(o.getShort(34) & 0xffff).as("source port").isEqualTo(8285);
+            assertThat(o.getShort(36) & 0xffff).as("destination port: the GPE device's").isEqualTo(4790);
+            assertThat(o.getShort(38) & 0xffff).as("UDP length").isEqualTo(frame.length - 34 + 8);
+            assertThat(o.getShort(40)).as("UDP checksum").isZero();
+            assertThat(Arrays.copyOfRange(out, 42, 50)).as("VXLAN-GPE header: I and P flags, next protocol IPv4, VNI 0")
+                    .isEqualTo(new byte[] {0x0c, 0, 0, 1, 0, 0, 0, 0});
+            ByteBuffer in = ByteBuffer.wrap(Arrays.copyOfRange(out, 50, out.length));
+            assertThat(in.get(8) & 0xff).as("inner TTL").isEqualTo(62);
+            assertThat(Packets.onesSum(Arrays.copyOfRange(in.array(), 0, 20))).as("inner header checksum").isEqualTo(0xffff);
+            in.put(8, (byte) 63).putShort(10, inner.getShort(10));
+            assertThat(in.array()).as("otherwise the inner packet as sent").isEqualTo(bytes(inner));
+            assertThat(count(KernelPrograms.COUNT_DECAP)).isEqualTo(1);
+
+            byte[] upstream = frame(PEER, NODE, 8285, inner, checksummed());
+            BpfProgram.TestRun u = gpe.testRun(upstream);
+            assertThat(u.verdict()).as("a checksummed datagram: on to the socket").isEqualTo(KernelPrograms.TCX_NEXT);
+            assertThat(u.packet()).as("untouched").isEqualTo(upstream);
+
+            BpfProgram.TestRun refused = gpe.testRun(frame(PEER, NODE, 4790, inner, noop()));
+            assertThat(refused.verdict()).as("to the GPE port from outside: dropped").isEqualTo(KernelPrograms.TCX_DROP);
+            assertThat(count(KernelPrograms.COUNT_REFUSED)).isEqualTo(1);
+            assertThat(count(KernelPrograms.COUNT_DECAP)).isEqualTo(1);
+
+            // the gate, unmarked (the test run's skb has mark 0): dropped and counted
+            assertThat(gate.testRun(Arrays.copyOfRange(out, 0, out.length)).verdict()).isEqualTo(KernelPrograms.TCX_DROP);
+            assertThat(count(KernelPrograms.COUNT_REFUSED)).isEqualTo(2);
+            assertThat(count(KernelPrograms.COUNT_GATE)).as("nothing passed the gate").isZero();
         }
     }
 

@@ -89,8 +89,8 @@ class UdpKernelPathIT {
     }
 
     /**
-     * As shipped ({@link UdpOptions#shipped()}: the kernel encapsulates, the packet threads
-     * decapsulate), and against a node that decapsulates in its kernel: what the sending kernel
+     * {@code encap} ({@link UdpOptions#withKernelEncap()}, the default before session 11 and gpe's fallback: the kernel
+     * encapsulates, the packet threads decapsulate), and against a node that decapsulates in its kernel: what the sending kernel
      * leaves as its stack made it (whole TCP super-packets, partial TCP and UDP checksums) arrives
      * intact through the receiving packet threads, and nothing is lost between the counters.
      */
@@ -98,7 +98,7 @@ class UdpKernelPathIT {
     void theKernelEncapsulatesAndThePacketThreadsTakeWholeSuperPacketsAndPartialChecksums() throws Exception {
         try (UdpNode a = UdpNode.create("uea"); UdpNode b = UdpNode.create("ueb")) {
             UdpTwoNodesIT.join(a, b);
-            UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", UdpOptions.shipped());
+            UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", UdpOptions.withKernelEncap());
             UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", UdpOptions.withKernel());
             assertThat(na.kernelDatapath()).isTrue();
             assertThat(a.subnets.published().backendData()).as("A takes kernel-encapsulated datagrams")
@@ -141,6 +141,135 @@ class UdpKernelPathIT {
             assertThat(na.counters().drops(Drop.MALFORMED) + na.counters().drops(Drop.TUN_WRITE_FAILED)).isZero();
             na.close();
             nb.close();
+        }
+    }
+
+    /**
+     * {@code JFLANNEL_UDP_KERNEL=gpe} on both nodes: each kernel encapsulates, and decapsulates through its VXLAN-GPE
+     * device, so TCP streams both ways arrive intact as super-packets, a UDP datagram with a partial checksum arrives,
+     * every packet one kernel sent the other kernel took (the packet threads only what the kernels left them), and the
+     * GPE port takes nothing it was not given by the node's own program: a datagram to it from the peer's node is
+     * dropped on the underlay, one from a local process at the device's gate. The device goes with close. Strict
+     * rp_filter on both nodes: the gate hands packets to flannel0, whose routes cover the peer's subnet.
+     */
+    @Test
+    void theKernelDecapsulatesThroughAVxlanGpeDeviceAndItsPortTakesNothingElse() throws Exception {
+        try (UdpNode a = UdpNode.create("uga"); UdpNode b = UdpNode.create("ugb")) {
+            UdpTwoNodesIT.join(a, b);
+            for (UdpNode n : new UdpNode[] {a, b}) { // strict reverse-path filtering everywhere, new devices included
+                n.exec("sysctl", "-qw", "net.ipv4.conf.all.rp_filter=1", "net.ipv4.conf.default.rp_filter=1");
+            }
+            UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", UdpOptions.withKernelGpe());
+            UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", UdpOptions.withKernelGpe());
+            assertThat(na.kernelDatapath()).isTrue();
+            assertThat(a.link("flannel0-gpe")).as("A's GPE device").isNotNull();
+            assertThat(b.link("flannel0-gpe")).isNotNull();
+            a.apply(LeaseEvent.added(Leases.published("10.244.2.0/24", b.subnets.published())));
+            b.apply(LeaseEvent.added(Leases.published("10.244.1.0/24", a.subnets.published())));
+
+            assertThat(a.exec("ping", "-c", "3", "-W", "2", "-I", "10.244.1.1", "10.244.2.1")).contains("3 received");
+            Wait.until("each kernel proved to the other", Duration.ofSeconds(20),
+                    () -> na.kernelPackets()[KernelPrograms.COUNT_DECAP] > 0 && nb.kernelPackets()[KernelPrograms.COUNT_DECAP] > 0);
+            UdpTwoNodesIT.assertTcpStreamArrivesIntact(a, b, "10.244.2.1", 32 << 20);
+            UdpTwoNodesIT.assertTcpStreamArrivesIntact(b, a, "10.244.1.1", 32 << 20);
+            byte[] hello = "hello through a partial checksum".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            byte[] got;
+            try (DatagramSocket r = a.inside(() -> new DatagramSocket(new InetSocketAddress("10.244.1.1", 7777)))) {
+                r.setSoTimeout(10_000);
+                b.inside(() -> {
+                    try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("10.244.2.1", 0))) {
+                        s.send(new DatagramPacket(hello, hello.length, new InetSocketAddress("10.244.1.1", 7777)));
+                    }
+                    return null;
+                });
+                DatagramPacket d = new DatagramPacket(new byte[100], 100);
+                r.receive(d);
+                got = java.util.Arrays.copyOf(d.getData(), d.getLength());
+            }
+            assertThat(got).isEqualTo(hello);
+
+            Wait.until("every packet one kernel sent, the other kernel or the packet threads took", Duration.ofSeconds(10), () -> {
+                long[] ka = na.kernelPackets();
+                long[] kb = nb.kernelPackets();
+                return ka[KernelPrograms.COUNT_ENCAP] == kb[KernelPrograms.COUNT_DECAP] + nb.counters().packetsFromPeers()
+                        - na.counters().packetsToPeers()
+                        && kb[KernelPrograms.COUNT_ENCAP] == ka[KernelPrograms.COUNT_DECAP] + na.counters().packetsFromPeers()
+                        - nb.counters().packetsToPeers();
+            });
+            long[] ka = na.kernelPackets();
+            long[] kb = nb.kernelPackets();
+            assertThat(ka[KernelPrograms.COUNT_FAILED] + kb[KernelPrograms.COUNT_FAILED] + ka[KernelPrograms.COUNT_REFUSED]
+                    + kb[KernelPrograms.COUNT_REFUSED]).isZero();
+            // 32 MB each way in far fewer packets than 1,472-byte segments would need: super-packets crossed whole
+            assertThat(ka[KernelPrograms.COUNT_DECAP]).as("packets A's kernel took").isGreaterThan(3).isLessThan((32 << 20) / 1420 / 4);
+            assertThat(kb[KernelPrograms.COUNT_DECAP]).isGreaterThan(3).isLessThan((32 << 20) / 1420 / 4);
+            assertThat(na.counters().packetsFromPeers() + nb.counters().packetsFromPeers())
+                    .as("what the packet threads took (before the proofs)").isLessThan(100);
+            assertThat(ka[KernelPrograms.COUNT_GATE]).as("every datagram A rewrote passed its gate")
+                    .isEqualTo(ka[KernelPrograms.COUNT_DECAP]);
+            assertThat(kb[KernelPrograms.COUNT_GATE]).isEqualTo(kb[KernelPrograms.COUNT_DECAP]);
+            assertThat(na.kernelGpe() && nb.kernelGpe()).as("both still on the GPE path").isTrue();
+
+            // a well-formed VXLAN-GPE datagram to A's GPE port: from B's node, and from a process on A
+            ByteBuffer icmp = Packets.ipv4("10.244.2.7", "10.244.1.1", 1, 64, 8);
+            byte[] gpe = new byte[8 + icmp.remaining()];
+            gpe[0] = 0x0c;
+            gpe[3] = 1;
+            icmp.get(gpe, 8, icmp.remaining());
+            b.inside(() -> {
+                try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("192.0.2.2", 0))) {
+                    s.send(new DatagramPacket(gpe, gpe.length, new InetSocketAddress("192.0.2.1", KernelPath.GPE_PORT)));
+                }
+                return null;
+            });
+            Wait.until("dropped on A's underlay", Duration.ofSeconds(10),
+                    () -> na.kernelPackets()[KernelPrograms.COUNT_REFUSED] == 1);
+            a.inside(() -> {
+                try (DatagramSocket s = new DatagramSocket()) {
+                    s.send(new DatagramPacket(gpe, gpe.length, new InetSocketAddress("127.0.0.1", KernelPath.GPE_PORT)));
+                }
+                return null;
+            });
+            Wait.until("decapsulated by A's GPE device, then dropped at its gate", Duration.ofSeconds(10),
+                    () -> na.kernelPackets()[KernelPrograms.COUNT_REFUSED] == 2);
+            assertThat(na.kernelPackets()[KernelPrograms.COUNT_DECAP]).as("neither was written by A's program")
+                    .isEqualTo(ka[KernelPrograms.COUNT_DECAP]);
+
+            na.close();
+            nb.close();
+            assertThat(a.link("flannel0-gpe")).as("the GPE device goes with the network").isNull();
+        }
+    }
+
+    /**
+     * A node whose firewall drops UDP to the GPE port (the rewritten datagrams cross its INPUT chain): the datagrams it
+     * rewrites never reach its GPE device's gate, so it swaps its ingress program for the encapsulate-only one within
+     * a few seconds of traffic, and from then on its packet threads take the peer's kernel datagrams: ping and TCP both
+     * ways intact. Fails without {@link KernelPath#checkGpe} (the peer's kernel datagrams would be lost for good).
+     */
+    @Test
+    void aNodeWhoseFirewallDropsTheGpePortFallsBackToThePacketThreads() throws Exception {
+        try (UdpNode a = UdpNode.create("ufa"); UdpNode b = UdpNode.create("ufb")) {
+            UdpTwoNodesIT.join(a, b);
+            a.exec("iptables", "-A", "INPUT", "-p", "udp", "--dport", String.valueOf(KernelPath.GPE_PORT), "-j", "DROP");
+            UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", UdpOptions.withKernelGpe());
+            UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", UdpOptions.withKernelGpe());
+            assertThat(na.kernelGpe()).as("A starts on the GPE path").isTrue();
+            a.apply(LeaseEvent.added(Leases.published("10.244.2.0/24", b.subnets.published())));
+            b.apply(LeaseEvent.added(Leases.published("10.244.1.0/24", a.subnets.published())));
+
+            Wait.until("A fell back to its packet threads", Duration.ofSeconds(30), () -> {
+                a.execAnyExit("ping", "-c", "5", "-i", "0.2", "-W", "1", "-I", "10.244.1.1", "10.244.2.1");
+                return !na.kernelGpe();
+            });
+            assertThat(nb.kernelGpe()).as("B's path delivers: B stays").isTrue();
+            assertThat(a.exec("ping", "-c", "3", "-W", "2", "-I", "10.244.1.1", "10.244.2.1")).contains("3 received");
+            long fromPeers = na.counters().packetsFromPeers();
+            UdpTwoNodesIT.assertTcpStreamArrivesIntact(a, b, "10.244.2.1", 8 << 20);
+            UdpTwoNodesIT.assertTcpStreamArrivesIntact(b, a, "10.244.1.1", 8 << 20);
+            assertThat(na.counters().packetsFromPeers()).as("A's packet threads take B's datagrams now").isGreaterThan(fromPeers);
+            assertThat(na.kernelPackets()[KernelPrograms.COUNT_GATE]).as("nothing passed A's gate").isZero();
+            assertThat(nb.kernelPackets()[KernelPrograms.COUNT_GATE]).as("B's gate delivered").isPositive();
         }
     }
 

@@ -12,21 +12,25 @@ import org.junit.jupiter.params.provider.CsvSource;
 class UdpOptionsTest {
 
     @Test
-    void nothingSetMeansTheFastPathWithTheKernelEncapsulatingAndThePacketThreadsDecapsulating() throws Exception {
+    void nothingSetMeansTheFastPathWithTheKernelEncapsulatingAndDecapsulatingThroughVxlanGpe() throws Exception {
         UdpOptions o = UdpOptions.fromEnvironment(Map.of());
-        assertThat(o).isEqualTo(new UdpOptions(true, true, true, UdpOptions.defaultQueues(), false, false, true, false));
-        assertThat(o).isEqualTo(UdpOptions.shipped()).isEqualTo(UdpOptions.withKernelEncap());
+        assertThat(o).isEqualTo(new UdpOptions(true, true, true, UdpOptions.defaultQueues(), false, false, true, false, true));
+        assertThat(o).isEqualTo(UdpOptions.shipped()).isEqualTo(UdpOptions.withKernelGpe());
         assertThat(o.kernel()).isTrue();
         assertThat(o.kernelDecap()).isFalse();
+        assertThat(o.kernelGpe()).isTrue();
+        assertThat(o.toString()).endsWith("kernel=gpe");
         assertThat(o.queues()).isBetween(1, 4);
     }
 
     @ParameterizedTest(name = "JFLANNEL_UDP_KERNEL={0}")
-    @CsvSource({"1, true, true", "full, true, true", "on, true, true", "encap, true, false", "0, false, false", "off, false, false"})
-    void theKernelDatapathsModeIsReadFromItsVariable(String value, boolean kernel, boolean decap) throws Exception {
+    @CsvSource({"1, true, true, false", "full, true, true, false", "on, true, true, false", "encap, true, false, false",
+            "GPE, true, false, true", "0, false, false, false", "off, false, false, false"})
+    void theKernelDatapathsModeIsReadFromItsVariable(String value, boolean kernel, boolean decap, boolean gpe) throws Exception {
         UdpOptions o = UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_KERNEL", value));
         assertThat(o.kernel()).isEqualTo(kernel);
         assertThat(o.kernelDecap()).isEqualTo(decap);
+        assertThat(o.kernelGpe()).isEqualTo(gpe);
     }
 
     @Test
@@ -35,6 +39,8 @@ class UdpOptionsTest {
         assertThatThrownBy(() -> UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_OFFLOAD", "0", "JFLANNEL_UDP_KERNEL", "encap")))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.field()).isEqualTo("JFLANNEL_UDP_KERNEL"))
                 .hasMessageContaining("JFLANNEL_UDP_OFFLOAD");
+        assertThatThrownBy(() -> UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_OFFLOAD", "0", "JFLANNEL_UDP_KERNEL", "gpe")))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.field()).isEqualTo("JFLANNEL_UDP_KERNEL"));
         assertThat(UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_OFFLOAD", "0", "JFLANNEL_UDP_KERNEL", "full")).kernelDecap()).isTrue();
     }
 

@@ -78,6 +78,19 @@ public final class RtNetlink implements AutoCloseable {
         check(channel.execute(), "RTM_NEWLINK", () -> spec.name() + " type vxlan id " + spec.vni());
     }
 
+    /**
+     * Creates a VXLAN-GPE device in external mode listening on UDP {@code port} ({@link LinkCodec#newVxlanGpe}):
+     * EEXIST when a device of that name exists, EADDRINUSE when the port is taken.
+     */
+    public synchronized void createVxlanGpe(String name, int port) throws NetlinkException {
+        Names.checkIfName("vxlan-gpe name", name);
+        if (port < 1 || port > 0xffff) {
+            throw new IllegalArgumentException("vxlan-gpe port: expected 1..65535, got " + port);
+        }
+        LinkCodec.newVxlanGpe(channel.request(RTM_NEWLINK, CREATE_EXCL), name, port);
+        check(channel.execute(), "RTM_NEWLINK", () -> name + " type vxlan gpe external dstport " + port);
+    }
+
     public synchronized void createVeth(String name, String peerName) throws NetlinkException {
         Names.checkIfName("veth name", name);
         Names.checkIfName("veth peer name", peerName);

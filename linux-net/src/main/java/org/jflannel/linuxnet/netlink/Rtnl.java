@@ -74,6 +74,8 @@ final class Rtnl {
     static final int IFLA_VXLAN_UDP_ZERO_CSUM6_TX = 19;
     static final int IFLA_VXLAN_UDP_ZERO_CSUM6_RX = 20;
     static final int IFLA_VXLAN_GBP = 23;
+    static final int IFLA_VXLAN_COLLECT_METADATA = 25;
+    static final int IFLA_VXLAN_GPE = 27;
 
     // ifaddrmsg attributes
     static final int IFA_ADDRESS = 1;

@@ -125,6 +125,29 @@ class CodecGoldenTest {
         assertThat(HexFormat.of().formatHex(w.finishBytes())).isEqualTo(expected);
     }
 
+    /**
+     * {@code ip link add g0 type vxlan gpe external dstport 4790} under strace (iproute2 6.1.0, seq replaced by 1):
+     * identical but for IFLA_INFO_KIND, which we send NUL-terminated ("0a00" + "vxlan\0", as for every device)
+     * where iproute2 sends "0900" + "vxlan"; both pad to the same 12 bytes.
+     */
+    @Test
+    void vxlanGpeCreateIsIproute2s() {
+        String expected = ""
+                + "58000000" + "1000" + "0506" + "01000000" + "00000000"    // nlmsghdr: len 88, RTM_NEWLINK, REQUEST|ACK|EXCL|CREATE
+                + "00000000" + "00000000" + "00000000" + "00000000"         // ifinfomsg
+                + "07000300" + "67300000"                                   // IFLA_IFNAME "g0\0" + pad
+                + "30001200"                                                // IFLA_LINKINFO (48 bytes)
+                + "0a000100" + "7678" + "6c616e00" + "0000"                 //   IFLA_INFO_KIND "vxlan\0" + pad
+                + "20000200"                                                //   IFLA_INFO_DATA (32 bytes)
+                + "04001b00"                                                //     IFLA_VXLAN_GPE (flag)
+                + "05001900" + "01000000"                                   //     IFLA_VXLAN_COLLECT_METADATA 1 ("external")
+                + "05000700" + "00000000"                                   //     IFLA_VXLAN_LEARNING 0
+                + "06000f00" + "12b6" + "0000";                             //     IFLA_VXLAN_PORT 4790, big-endian
+        NlWriter w = NlWriter.heap(4096).begin(16, 0x605, 1);
+        LinkCodec.newVxlanGpe(w, "g0", 4790);
+        assertThat(HexFormat.of().formatHex(w.finishBytes())).isEqualTo(expected);
+    }
+
     @Test
     void gbpIsAFlagAndPortZeroIsNotSent() throws Exception {
         NlWriter w = NlWriter.heap(4096).begin(16, 0x605, 1);

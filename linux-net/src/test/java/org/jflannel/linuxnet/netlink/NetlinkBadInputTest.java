@@ -54,6 +54,18 @@ class NetlinkBadInputTest {
                 .hasMessageContaining("port");
     }
 
+    /** Checked before anything is sent (the socket is opened, nothing is asked of the kernel). */
+    @Test
+    void vxlanGpeNameAndPortAreCheckedBeforeSending() throws Exception {
+        try (RtNetlink nl = RtNetlink.open()) {
+            assertThatThrownBy(() -> nl.createVxlanGpe("flannel0-gpe-too-long", 4790))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("vxlan-gpe name");
+            assertThatThrownBy(() -> nl.createVxlanGpe("g0", 0))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("vxlan-gpe port");
+            assertThatThrownBy(() -> nl.createVxlanGpe("g0", 65536)).hasMessageContaining("65536");
+        }
+    }
+
     @Test
     void truncatedAttributesEndTheWalkInsteadOfReadingPastTheMessage() {
         ByteBuffer b = ByteBuffer.allocate(12).order(ByteOrder.nativeOrder());
