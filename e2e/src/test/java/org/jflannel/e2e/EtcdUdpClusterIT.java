@@ -46,7 +46,7 @@ class EtcdUdpClusterIT {
             assertThat(n.metric("flanneld_udp_kernel_packets_total{direction=\"from_peers\"}"))
                     .as("decapsulated by %s's kernel", n.name()).isPositive();
             assertThat(n.logSinceStart()).as("%s log", n.name()).contains("udp kernel decapsulation through a vxlan-gpe device")
-                    .doesNotContain("udp vxlan-gpe path delivers nothing");
+                    .doesNotContain("udp vxlan-gpe path left");
             assertThat(cluster.etcdGet(NetnsCluster.leaseKey(n.lease()))).as("%s takes kernel-encapsulated datagrams", n.name())
                     .contains("KernelDecap");
         }

@@ -3,8 +3,10 @@ package org.jflannel.backend.udp;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -184,6 +186,8 @@ final class KernelPath implements AutoCloseable {
             KernelProbe probe = KernelProbe.start(path); // after the links: closed before them (reverse order)
             if (probe != null) {
                 owned.add(probe);
+            } else if (path.gpe()) { // nothing would watch the gpe path (checkGpe runs on the probe's thread)
+                path.fallBackFromGpe("no probe thread to watch it (CAP_NET_RAW?)", 0, 0);
             }
             return path;
         } catch (NetlinkException | RuntimeException e) {
@@ -226,7 +230,7 @@ final class KernelPath implements AutoCloseable {
             });
             int mark = 0;
             while (mark == 0) {
-                mark = new java.security.SecureRandom().nextInt();
+                mark = new SecureRandom().nextInt();
             }
             BpfProgram gate = keep(mine, BpfProgram.loadClassifier("jfl_udp_gpe", KernelPrograms.gpeGate(counters, mark, tunIndex)));
             keep(mine, BpfLink.attach(gate, index, BpfLink.Hook.TCX_INGRESS));
@@ -237,7 +241,7 @@ final class KernelPath implements AutoCloseable {
         } catch (NetlinkException | RuntimeException e) {
             LOG.warn("udp vxlan-gpe device unavailable, the packet threads decapsulate dev={} port={} error={}",
                     name, GPE_PORT, e.getMessage());
-            java.util.Collections.reverse(mine);
+            Collections.reverse(mine);
             closeAll(mine);
             return 0;
         }
@@ -380,16 +384,28 @@ final class KernelPath implements AutoCloseable {
         gpeWindowStart = now;
         gpeRewritten = rewritten;
         gpeDelivered = delivered;
-        if (!lost) {
+        if (lost) {
+            fallBackFromGpe("it delivers nothing (does the host's firewall accept UDP " + GPE_PORT + "?)", rewritten, delivered);
+        }
+    }
+
+    /**
+     * Swaps the ingress program for the encapsulate-only one ({@link Mode#ENCAP}: the packet threads decapsulate from
+     * then on), attaching the new link before the old one goes so that no datagram passes unhandled; one line says why.
+     * A failed swap is logged and left to the next call.
+     */
+    void fallBackFromGpe(String why, long rewritten, long delivered) {
+        BpfProgram fallback = gpeFallback;
+        if (fallback == null) {
             return;
         }
         BpfLink old = ingress.link;
         try {
-            ingress.link = BpfLink.attach(fallback, extIndex, BpfLink.Hook.TCX_INGRESS); // before the old one goes: no gap
+            ingress.link = BpfLink.attach(fallback, extIndex, BpfLink.Hook.TCX_INGRESS);
             old.close();
             gpeFallback = null;
-            LOG.warn("udp vxlan-gpe path delivers nothing (does the host's firewall accept UDP {}?), the packet threads "
-                    + "decapsulate rewritten={} delivered={}", GPE_PORT, rewritten, delivered);
+            LOG.warn("udp vxlan-gpe path left, the packet threads decapsulate: {} rewritten={} delivered={}",
+                    why, rewritten, delivered);
         } catch (NetlinkException | RuntimeException e) {
             LOG.warn("udp vxlan-gpe fallback failed, retrying error={}", e.getMessage());
         }
