@@ -206,10 +206,10 @@ final class KernelPrograms {
         a.load(Size.B, R1, FP, -48).jump(Cond.NE, R1, 0x45, "next");
         a.load(Size.B, R1, FP, -39).jump(Cond.NE, R1, 17, "next");
         a.load(Size.H, R1, FP, -42).and(R1, 0xff3f).jump(Cond.NE, R1, 0, "next");
-        if (deliver == Deliver.GPE) { // only this program sends to the GPE port
+        a.load(Size.W, R1, FP, -32).jump32(Cond.NE, R1, Integer.reverseBytes(nodeIp), "next");
+        if (deliver == Deliver.GPE) { // only this program sends to the GPE port (other local addresses: the gate refuses)
             a.load(Size.H, R1, FP, -26).jump(Cond.EQ, R1, be16(gpePort), "refused");
         }
-        a.load(Size.W, R1, FP, -32).jump32(Cond.NE, R1, Integer.reverseBytes(nodeIp), "next");
         a.load(Size.H, R1, FP, -26).jump(Cond.NE, R1, Short.toUnsignedInt(Short.reverseBytes((short) port)), "next");
         a.load(Size.B, R1, FP, -20).jump(Cond.NE, R1, 0x45, "next");
         // the sender's proof ({@link #encap}): UDP checksum 0 sets it; a checksummed TCP packet, which a

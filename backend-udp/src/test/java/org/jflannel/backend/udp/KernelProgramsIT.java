@@ -177,6 +177,12 @@ class KernelProgramsIT {
             assertThat(refused.verdict()).as("to the GPE port from outside: dropped").isEqualTo(KernelPrograms.TCX_DROP);
             assertThat(count(KernelPrograms.COUNT_REFUSED)).isEqualTo(1);
             assertThat(count(KernelPrograms.COUNT_DECAP)).isEqualTo(1);
+            byte[] elsewhere = frame(PEER, "10.244.1.9", 4790, inner, noop());
+            BpfProgram.TestRun passing = gpe.testRun(elsewhere);
+            assertThat(passing.verdict()).as("port 4790 to another address (routed through): not ours to refuse")
+                    .isEqualTo(KernelPrograms.TCX_NEXT);
+            assertThat(passing.packet()).isEqualTo(elsewhere);
+            assertThat(count(KernelPrograms.COUNT_REFUSED)).isEqualTo(1);
 
             // the gate, unmarked (the test run's skb has mark 0): dropped and counted
             assertThat(gate.testRun(Arrays.copyOfRange(out, 0, out.length)).verdict()).isEqualTo(KernelPrograms.TCX_DROP);
