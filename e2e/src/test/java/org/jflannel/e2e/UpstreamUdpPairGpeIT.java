@@ -28,7 +28,8 @@ class UpstreamUdpPairGpeIT extends UpstreamUdpPairTests {
     void checkOurPath(ClusterNode n, boolean peerIsOurs) throws Exception {
         assertThat(n.logSinceStart()).as("%s log", n.name()).contains("udp kernel decapsulation through a vxlan-gpe device");
         if (peerIsOurs) {
-            assertThat(n.logSinceStart()).as("%s log", n.name()).contains("udp kernel peer proven");
+            assertThat(n.logSinceStart()).as("%s log", n.name()).contains("udp kernel peer proven")
+                    .contains("udp vxlan-gpe path delivers"); // its trial passed
             assertThat(n.metric("flanneld_udp_kernel_packets_total{direction=\"to_peers\"}")).as("%s kernel encap", n.name())
                     .isPositive();
             assertThat(n.metric("flanneld_udp_kernel_packets_total{direction=\"from_peers\"}")).as("%s kernel decap", n.name())

@@ -81,6 +81,11 @@ final class KernelPath implements AutoCloseable {
     private final IngressLink ingress;
     /** In {@link Mode#GPE} until {@link #checkGpe} falls back: the encapsulate-only ingress program, loaded at open. */
     private volatile BpfProgram gpeFallback;
+    /**
+     * In {@link Mode#GPE} while the path is on trial (a trial program attached, rewriting one datagram a second): the
+     * program that rewrites every one, attached by {@link #checkGpe} once the gate has delivered one; null after.
+     */
+    private volatile BpfProgram gpeFull;
     private long gpeWindowStart;
     private long gpeRewritten;
     private long gpeDelivered;
@@ -106,8 +111,10 @@ final class KernelPath implements AutoCloseable {
     }
 
     private KernelPath(BpfMap routes, BpfMap sources, BpfMap own, BpfMap counters, BpfMap proof,
-            List<AutoCloseable> owned, RtNetlink netlink, int extIndex, IngressLink ingress, BpfProgram gpeFallback) {
+            List<AutoCloseable> owned, RtNetlink netlink, int extIndex, IngressLink ingress, BpfProgram gpeFallback,
+            BpfProgram gpeFull) {
         this.ingress = ingress;
+        this.gpeFull = gpeFull;
         this.gpeFallback = gpeFallback;
         this.routes = routes;
         this.sources = sources;
@@ -175,6 +182,13 @@ final class KernelPath implements AutoCloseable {
             };
             BpfProgram decap = keep(owned, BpfProgram.loadClassifier("jfl_udp_decap",
                     KernelPrograms.decap(sources, own, proof, counters, nodeIp, port, tunIndex, deliver, GPE_PORT, gpeMark)));
+            BpfProgram full = null;
+            if (mode == Mode.GPE) { // on trial first: a firewall that drops the GPE port then costs a few datagrams
+                BpfMap trial = keep(owned, BpfMap.create(BpfMap.Type.ARRAY, "jfl_udp_trial", 4, 8, 1));
+                full = decap;
+                decap = keep(owned, BpfProgram.loadClassifier("jfl_udp_decap", KernelPrograms.decap(sources, own, proof,
+                        counters, nodeIp, port, tunIndex, deliver, GPE_PORT, gpeMark, trial)));
+            }
             BpfProgram fallback = mode != Mode.GPE ? null : keep(owned, BpfProgram.loadClassifier("jfl_udp_decap",
                     KernelPrograms.decap(sources, own, proof, counters, nodeIp, port, tunIndex, false)));
             keep(owned, BpfLink.attach(encap, tunIndex, BpfLink.Hook.TCX_EGRESS));
@@ -182,7 +196,8 @@ final class KernelPath implements AutoCloseable {
             ingress.link = BpfLink.attach(decap, ext.index(), BpfLink.Hook.TCX_INGRESS);
             LOG.info("udp kernel datapath attached dev={} egress=jfl_udp_encap ext={} ingress=jfl_udp_decap port={} mode={}",
                     tun, ext.name(), port, mode);
-            KernelPath path = new KernelPath(routes, sources, own, counters, proof, owned, nl, ext.index(), ingress, fallback);
+            KernelPath path = new KernelPath(routes, sources, own, counters, proof, owned, nl, ext.index(), ingress, fallback,
+                    full);
             KernelProbe probe = KernelProbe.start(path); // after the links: closed before them (reverse order)
             if (probe != null) {
                 owned.add(probe);
@@ -362,8 +377,16 @@ final class KernelPath implements AutoCloseable {
         return gpeFallback != null;
     }
 
+    /** Whether the GPE path has delivered and every peer kernel datagram now takes it (its trial is over). */
+    boolean gpeConfirmed() {
+        return gpeFallback != null && gpeFull == null;
+    }
+
     /**
-     * In {@link Mode#GPE}, called every few hundred milliseconds ({@link KernelProbe}'s thread): when a window of
+     * In {@link Mode#GPE}, called every few hundred milliseconds ({@link KernelProbe}'s thread). On trial (the node
+     * starts so: one datagram a second rewritten, the rest to the socket): the first datagram through the gate attaches
+     * the program that rewrites them all; {@link #GPE_LOST_TO_FALL_BACK} rewritten and none delivered fall back
+     * (below). After the trial: when a window of
      * {@link #GPE_CHECK_NANOS} saw at least {@link #GPE_LOST_TO_FALL_BACK} datagrams rewritten for the GPE device and
      * none reach flannel0 through its gate, something between them drops them (a host firewall that refuses UDP
      * {@link #GPE_PORT} in its INPUT chain, the device taken down), and the ingress program is swapped for the
@@ -377,6 +400,23 @@ final class KernelPath implements AutoCloseable {
         long[] c = counts();
         long rewritten = c[KernelPrograms.COUNT_DECAP];
         long delivered = c[KernelPrograms.COUNT_GATE];
+        BpfProgram full = gpeFull;
+        if (full != null) {
+            if (delivered > 0) {
+                if (swapIngress(full)) {
+                    gpeFull = null;
+                    gpeWindowStart = now;
+                    gpeRewritten = rewritten;
+                    gpeDelivered = delivered;
+                    LOG.info("udp vxlan-gpe path delivers, the kernel decapsulates every peer datagram rewritten={} delivered={}",
+                            rewritten, delivered);
+                }
+            } else if (rewritten >= GPE_LOST_TO_FALL_BACK) {
+                fallBackFromGpe("its trial delivered nothing (does the host's firewall accept UDP " + GPE_PORT + "?)",
+                        rewritten, delivered);
+            }
+            return;
+        }
         if (gpeWindowStart != 0 && now - gpeWindowStart < GPE_CHECK_NANOS) {
             return;
         }
@@ -399,15 +439,28 @@ final class KernelPath implements AutoCloseable {
         if (fallback == null) {
             return;
         }
-        BpfLink old = ingress.link;
-        try {
-            ingress.link = BpfLink.attach(fallback, extIndex, BpfLink.Hook.TCX_INGRESS);
-            old.close();
+        if (swapIngress(fallback)) {
             gpeFallback = null;
+            gpeFull = null;
             LOG.warn("udp vxlan-gpe path left, the packet threads decapsulate: {} rewritten={} delivered={}",
                     why, rewritten, delivered);
+        }
+    }
+
+    /**
+     * Attaches {@code program} to the external interface's ingress, then detaches the one it replaces (so no datagram
+     * passes unhandled; a datagram the old one rewrote carries the mark the new one lets through). False, after one
+     * line, when the kernel refused: the caller tries again on its next call.
+     */
+    private boolean swapIngress(BpfProgram program) {
+        BpfLink old = ingress.link;
+        try {
+            ingress.link = BpfLink.attach(program, extIndex, BpfLink.Hook.TCX_INGRESS);
+            old.close();
+            return true;
         } catch (NetlinkException | RuntimeException e) {
-            LOG.warn("udp vxlan-gpe fallback failed, retrying error={}", e.getMessage());
+            LOG.warn("udp ingress program swap failed, retrying error={}", e.getMessage());
+            return false;
         }
     }
 

@@ -195,6 +195,20 @@ final class KernelPrograms {
      */
     static byte[] decap(BpfMap sources, BpfMap own, BpfMap proof, BpfMap counters, int nodeIp, int port, int tunIfindex,
             Deliver deliver, int gpePort, int gpeMark) {
+        return decap(sources, own, proof, counters, nodeIp, port, tunIfindex, deliver, gpePort, gpeMark, null);
+    }
+
+    /** The least time between two datagrams a trial program ({@link #decap} with a {@code trial} map) rewrites. */
+    static final int TRIAL_GAP_NANOS = 1_000_000_000;
+
+    /**
+     * {@link #decap}; with {@link Deliver#GPE} and a {@code trial} map (an array of one 8-byte slot: the monotonic time of
+     * the last rewrite), a trial program: it rewrites at most one datagram every {@link #TRIAL_GAP_NANOS} and leaves
+     * the others to the socket, so that a node can learn whether the GPE path delivers (a host firewall may drop UDP to
+     * its port) at the cost of a few datagrams at most ({@link KernelPath#checkGpe}).
+     */
+    static byte[] decap(BpfMap sources, BpfMap own, BpfMap proof, BpfMap counters, int nodeIp, int port, int tunIfindex,
+            Deliver deliver, int gpePort, int gpeMark, BpfMap trial) {
         if (deliver == Deliver.GPE && (gpePort < 1 || gpePort > 0xffff || gpePort == port || gpeMark == 0)) {
             throw new IllegalArgumentException("gpe port: expected 1..65535 other than " + port + " and a nonzero mark, got "
                     + gpePort + " mark " + gpeMark);
@@ -207,8 +221,11 @@ final class KernelPrograms {
         a.load(Size.B, R1, FP, -39).jump(Cond.NE, R1, 17, "next");
         a.load(Size.H, R1, FP, -42).and(R1, 0xff3f).jump(Cond.NE, R1, 0, "next");
         a.load(Size.W, R1, FP, -32).jump32(Cond.NE, R1, Integer.reverseBytes(nodeIp), "next");
-        if (deliver == Deliver.GPE) { // only this program sends to the GPE port (other local addresses: the gate refuses)
-            a.load(Size.H, R1, FP, -26).jump(Cond.EQ, R1, be16(gpePort), "refused");
+        if (deliver == Deliver.GPE) { // only our programs send to the GPE port (other local addresses: the gate refuses)
+            a.load(Size.H, R1, FP, -26).jump(Cond.NE, R1, be16(gpePort), "notGpePort");
+            // rewritten by a program of ours before this one (two are attached for a moment while one replaces the other)
+            a.load(Size.W, R1, R6, SKB_MARK).jump32(Cond.NE, R1, gpeMark, "refused").jump("next");
+            a.label("notGpePort");
         }
         a.load(Size.H, R1, FP, -26).jump(Cond.NE, R1, Short.toUnsignedInt(Short.reverseBytes((short) port)), "next");
         a.load(Size.B, R1, FP, -20).jump(Cond.NE, R1, 0x45, "next");
@@ -242,6 +259,13 @@ final class KernelPrograms {
             // only what a peer's encapsulating program sent (UDP checksum 0): an upstream peer's datagrams, and those
             // of our packet threads, stay with the socket as before
             a.load(Size.H, R1, FP, -22).jump(Cond.NE, R1, 0, "next");
+            if (trial != null) { // one rewrite per TRIAL_GAP_NANOS; the rest to the socket
+                a.call(BpfAsm.KTIME_GET_NS).movReg(R7, R0);
+                a.storeImm(Size.W, FP, -56, 0).loadMap(R1, trial).movReg(R2, FP).add(R2, -56).call(BpfAsm.MAP_LOOKUP_ELEM);
+                a.jump(Cond.EQ, R0, 0, "next");
+                a.load(Size.DW, R1, R0, 0).add(R1, TRIAL_GAP_NANOS).jumpReg(Cond.GT, R1, R7, "next");
+                a.store(Size.DW, R0, 0, R7);
+            }
             toGpe(a, gpePort, gpeMark);
             count(a, counters, COUNT_DECAP);
             a.mov(R0, TCX_NEXT).exit();

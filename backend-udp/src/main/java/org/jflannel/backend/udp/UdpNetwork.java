@@ -86,6 +86,11 @@ public final class UdpNetwork implements Network {
         return kernel != null && kernel.gpe();
     }
 
+    /** True once the VXLAN-GPE path has delivered and takes every peer kernel datagram (its trial is over). */
+    public boolean kernelGpeConfirmed() {
+        return kernel != null && kernel.gpeConfirmed();
+    }
+
     /**
      * The kernel datapath's packets: {@code [encapsulated, decapsulated, failed]} (a super-packet
      * counts once); all zero without it.

@@ -191,6 +191,27 @@ class KernelProgramsIT {
         }
     }
 
+    /**
+     * The trial program (a GPE path on trial, {@link KernelPath#checkGpe}): of two datagrams back to back it rewrites
+     * the first and leaves the second to the socket untouched, so a path that does not deliver costs a datagram a second.
+     */
+    @Test
+    void theTrialProgramRewritesAtMostOneDatagramASecond() throws Exception {
+        try (BpfMap trial = BpfMap.create(BpfMap.Type.ARRAY, "jfl_t_trial", 4, 8, 1);
+                BpfProgram gpe = BpfProgram.loadClassifier("jfl_t_decap_t", KernelPrograms.decap(sources, own, proof, counters,
+                        Ip4Net.parseAddress(NODE), 8285, 1, KernelPrograms.Deliver.GPE, 4790, 0x5a5a5a5a, trial))) {
+            byte[] frame = frame(PEER, NODE, 8285, Packets.ipv4("10.244.2.7", "10.244.1.9", 6, 63, 1200), noop());
+
+            BpfProgram.TestRun first = gpe.testRun(frame);
+            BpfProgram.TestRun second = gpe.testRun(frame);
+
+            assertThat(first.packet()).as("the first: rewritten").hasSize(frame.length + KernelPrograms.GPE_HLEN);
+            assertThat(second.verdict()).isEqualTo(KernelPrograms.TCX_NEXT);
+            assertThat(second.packet()).as("the second, within the second: to the socket, untouched").isEqualTo(frame);
+            assertThat(count(KernelPrograms.COUNT_DECAP)).isEqualTo(1);
+        }
+    }
+
     @Test
     void aPeerWithoutAProofEntryGetsNone() throws Exception {
         decap.testRun(frame(PEER, NODE, 8285, Packets.ipv4("10.244.2.7", "10.244.1.9", 6, 63, 100), noop()));

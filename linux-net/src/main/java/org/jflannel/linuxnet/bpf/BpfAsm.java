@@ -30,6 +30,7 @@ public final class BpfAsm {
 
     /** Helper function numbers ({@code enum bpf_func_id}). */
     public static final int MAP_LOOKUP_ELEM = 1;
+    public static final int KTIME_GET_NS = 5;
     public static final int SKB_STORE_BYTES = 9;
     public static final int L3_CSUM_REPLACE = 10;
     public static final int REDIRECT = 23;
