@@ -112,21 +112,7 @@ class UdpKernelPathIT {
             UdpTwoNodesIT.assertTcpStreamArrivesIntact(a, b, "10.244.2.1", 32 << 20);
             UdpTwoNodesIT.assertTcpStreamArrivesIntact(b, a, "10.244.1.1", 32 << 20);
             // a UDP datagram from B's stack: its checksum is left partial, and A's packet threads hand it on as such
-            byte[] hello = "hello through a partial checksum".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-            byte[] got;
-            try (DatagramSocket r = a.inside(() -> new DatagramSocket(new InetSocketAddress("10.244.1.1", 7777)))) {
-                r.setSoTimeout(10_000);
-                b.inside(() -> {
-                    try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("10.244.2.1", 0))) {
-                        s.send(new DatagramPacket(hello, hello.length, new InetSocketAddress("10.244.1.1", 7777)));
-                    }
-                    return null;
-                });
-                DatagramPacket d = new DatagramPacket(new byte[100], 100);
-                r.receive(d);
-                got = java.util.Arrays.copyOf(d.getData(), d.getLength());
-            }
-            assertThat(got).isEqualTo(hello);
+            assertUdpDatagramArrives(b, a);
 
             long[] ka = na.kernelPackets();
             long[] kb = nb.kernelPackets();
@@ -175,21 +161,7 @@ class UdpKernelPathIT {
             });
             UdpTwoNodesIT.assertTcpStreamArrivesIntact(a, b, "10.244.2.1", 32 << 20);
             UdpTwoNodesIT.assertTcpStreamArrivesIntact(b, a, "10.244.1.1", 32 << 20);
-            byte[] hello = "hello through a partial checksum".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-            byte[] got;
-            try (DatagramSocket r = a.inside(() -> new DatagramSocket(new InetSocketAddress("10.244.1.1", 7777)))) {
-                r.setSoTimeout(10_000);
-                b.inside(() -> {
-                    try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("10.244.2.1", 0))) {
-                        s.send(new DatagramPacket(hello, hello.length, new InetSocketAddress("10.244.1.1", 7777)));
-                    }
-                    return null;
-                });
-                DatagramPacket d = new DatagramPacket(new byte[100], 100);
-                r.receive(d);
-                got = java.util.Arrays.copyOf(d.getData(), d.getLength());
-            }
-            assertThat(got).isEqualTo(hello);
+            assertUdpDatagramArrives(b, a);
 
             Wait.until("every packet one kernel sent, the other kernel or the packet threads took", Duration.ofSeconds(10), () -> {
                 long[] ka = na.kernelPackets();
@@ -326,5 +298,24 @@ class UdpKernelPathIT {
             na.close();
             nb.close();
         }
+    }
+
+    /** A datagram from {@code from}'s 10.244.2.1 to {@code to}'s 10.244.1.1:7777 (its UDP checksum left partial) arrives as sent. */
+    private static void assertUdpDatagramArrives(UdpNode from, UdpNode to) throws Exception {
+        byte[] hello = "hello through a partial checksum".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] got;
+        try (DatagramSocket r = to.inside(() -> new DatagramSocket(new InetSocketAddress("10.244.1.1", 7777)))) {
+            r.setSoTimeout(10_000);
+            from.inside(() -> {
+                try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("10.244.2.1", 0))) {
+                    s.send(new DatagramPacket(hello, hello.length, new InetSocketAddress("10.244.1.1", 7777)));
+                }
+                return null;
+            });
+            DatagramPacket d = new DatagramPacket(new byte[100], 100);
+            r.receive(d);
+            got = java.util.Arrays.copyOf(d.getData(), d.getLength());
+        }
+        assertThat(got).isEqualTo(hello);
     }
 }
