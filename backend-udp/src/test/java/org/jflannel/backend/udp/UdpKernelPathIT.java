@@ -114,6 +114,10 @@ class UdpKernelPathIT {
             // a UDP datagram from B's stack: its checksum is left partial, and A's packet threads hand it on as such
             assertUdpDatagramArrives(b, a);
 
+            // the last segments and ACKs of the streams may still be crossing: wait until each side has taken all
+            Wait.until("A's packet threads took every packet B's kernel sent, and B's kernel every one A's sent",
+                    Duration.ofSeconds(10), () -> na.counters().packetsFromPeers() == nb.kernelPackets()[KernelPrograms.COUNT_ENCAP]
+                            && nb.kernelPackets()[KernelPrograms.COUNT_DECAP] == na.kernelPackets()[KernelPrograms.COUNT_ENCAP]);
             long[] ka = na.kernelPackets();
             long[] kb = nb.kernelPackets();
             assertThat(ka[KernelPrograms.COUNT_DECAP]).as("A's kernel decapsulates nothing").isZero();
