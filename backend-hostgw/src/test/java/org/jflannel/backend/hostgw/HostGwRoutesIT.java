@@ -100,6 +100,8 @@ class HostGwRoutesIT {
 
             Wait.until("the route back", LIMIT, () -> node.routes().contains(ROUTE_2));
             assertThat(node.routes()).containsExactlyInAnyOrder(ROUTE_2, ROUTE_3);
+            // the route is written in the middle of the pass; the counter moves when the pass ends
+            Wait.until("the repair counted", LIMIT, () -> n.counters().repairs() > 0);
             assertThat(n.counters().repairs()).isPositive();
         }
     }
