@@ -45,7 +45,9 @@ class DaemonEtcdIT {
                     assertThat(d.awaitStderr(s -> s.contains("lease snapshot programmed"), WAIT)).as(d.stderr()).isTrue();
                     // §9.5 steps 12-14: READY=1, exactly, once subnet.env exists
                     assertThat(systemd.first()).isEqualTo(new DatagramWitness.Datagram("READY=1", true));
-                    assertThat(d.stderr()).contains("sd_notify READY=1 sent socket=" + notifySocket);
+                    // logged after the datagram left: the witness may have it before the line is written
+                    assertThat(d.awaitStderr(s -> s.contains("sd_notify READY=1 sent socket=" + notifySocket), WAIT))
+                            .as(d.stderr()).isTrue();
                     String env = Files.readString(subnetFile);
                     assertThat(env).startsWith("FLANNEL_NETWORK=10.244.0.0/16\nFLANNEL_SUBNET=10.244.")
                             .endsWith("/24\nFLANNEL_MTU=1450\nFLANNEL_IPMASQ=true\n");
