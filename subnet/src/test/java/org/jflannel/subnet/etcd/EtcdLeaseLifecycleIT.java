@@ -196,14 +196,16 @@ class EtcdLeaseLifecycleIT {
 
     @Test
     void leaseIsRenewedBeforeItExpires() throws Exception {
-        EtcdTimings shortLease = new EtcdTimings(Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofSeconds(1),
+        // a renewal every second (TTL - margin), each with 7 s to finish (get, grant, put) before the etcd lease it
+        // replaces expires: a loaded CI machine can take seconds over them, and a lease lost then is not what this checks
+        EtcdTimings shortLease = new EtcdTimings(Duration.ofSeconds(8), Duration.ofSeconds(7), Duration.ofSeconds(1),
                 Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofSeconds(5));
         CountDownLatch lost = new CountDownLatch(1);
         Lease lease = manager(null, shortLease, lost::countDown).acquireLease(EtcdFaultsIT.attrs("192.0.2.10", "0e:00:00:00:00:10"));
         String key = admin.key(LeaseKeyCodec.format(lease.subnet(), null));
         long firstLeaseId = admin.get(key).orElseThrow().leaseId();
 
-        // renewal at expiry - margin = 1 s; three renewals outlive the first etcd lease (4 s)
+        // renewal at expiry - margin = 1 s after each grant: three renewals, each a new etcd lease on the key
         List<Long> ids = new ArrayList<>(List.of(firstLeaseId));
         Await.until(() -> {
             long id = admin.get(key).orElseThrow().leaseId();
