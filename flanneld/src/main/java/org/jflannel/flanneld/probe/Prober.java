@@ -392,7 +392,6 @@ public final class Prober implements AutoCloseable {
         boolean same = before.state() == state && before.cause() == cause;
         PeerStatus after = new PeerStatus(t, state, cause, same ? before.since() : at, at, r.small(), r.fullSize(),
                 r.underlay(), detail);
-        p.status = after;
         int reachable = cause == null ? 1 : 0;
         if (p.reachable == null || p.reachableValue != reachable) { // a gauge holds its value: set on change only
             if (p.reachable == null) {
@@ -407,6 +406,8 @@ public final class Prober implements AutoCloseable {
             }
             failures[cause.ordinal()].run();
         }
+        // published last: whoever reads this verdict on /peers finds /metrics already saying the same
+        p.status = after;
         if (!same) {
             VerdictLog.change(before, after);
         }
