@@ -31,6 +31,7 @@ public final class EtcdProcess implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EtcdProcess.class);
     private static final Duration HEALTHY_WITHIN = Duration.ofSeconds(30);
     private static final Duration STOP_WITHIN = Duration.ofSeconds(10);
+    private static final int START_ATTEMPTS = 3;
 
     /** Server certificate, key and the CA that signs client certificates (PEM files); clients must present one. */
     public record Tls(Path cert, Path key, Path ca) {}
@@ -65,16 +66,29 @@ public final class EtcdProcess implements AutoCloseable {
             throw new IllegalStateException("etcd binary not found or not executable: " + BINARY
                     + " (Debian package etcd-server)");
         }
-        Path dir = Files.createTempDirectory("jflannel-etcd-");
-        EtcdProcess etcd = new EtcdProcess(dir, tls, freePort(), freePort());
-        Runtime.getRuntime().addShutdownHook(etcd.killOnExit);
-        try {
-            etcd.startProcess();
-        } catch (IOException | RuntimeException | InterruptedException e) {
-            etcd.close();
-            throw e;
+        for (int attempt = 1; ; attempt++) {
+            Path dir = Files.createTempDirectory("jflannel-etcd-");
+            int[] ports = freePorts();
+            EtcdProcess etcd = new EtcdProcess(dir, tls, ports[0], ports[1]);
+            Runtime.getRuntime().addShutdownHook(etcd.killOnExit);
+            try {
+                etcd.startProcess();
+                return etcd;
+            } catch (IOException e) {
+                etcd.close();
+                // a port found free can be taken before etcd binds it (another process's outgoing connection):
+                // fresh ports and a fresh data directory, a bounded number of times
+                if (attempt < START_ATTEMPTS && String.valueOf(e.getMessage()).contains("address already in use")) {
+                    LOG.warn("etcd could not bind its ports, trying others attempt={} ports={}", attempt,
+                            java.util.Arrays.toString(ports));
+                    continue;
+                }
+                throw e;
+            } catch (RuntimeException | InterruptedException e) {
+                etcd.close();
+                throw e;
+            }
         }
-        return etcd;
     }
 
     /** The client URL, e.g. {@code http://127.0.0.1:40123}. */
@@ -191,10 +205,11 @@ public final class EtcdProcess implements AutoCloseable {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
+    /** A client and a peer port, free now and distinct (both held while the second is picked). */
+    private static int[] freePorts() throws IOException {
+        try (ServerSocket client = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+             ServerSocket peer = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return new int[] {client.getLocalPort(), peer.getLocalPort()};
         }
     }
 
