@@ -41,13 +41,13 @@ import org.slf4j.LoggerFactory;
  * kernel, whose reply, encapsulated by that peer's kernel, proves it. The programs stay attached while
  * the links are open: closing this, or the process ending, detaches them.
  *
- * <p>{@link Mode#GPE} (the default, {@code JFLANNEL_UDP_KERNEL=gpe}): the ingress program rewrites a peer kernel's
+ * <p>{@link UdpKernelMode#GPE} (the default, {@code JFLANNEL_UDP_KERNEL=gpe}): the ingress program rewrites a peer kernel's
  * datagram into a VXLAN-GPE one for a local external GPE device, whose receive path decapsulates it and clears the
  * kernel's tunnel marks, so the pod gets whole super-packets with no copy ({@link KernelPrograms#decap},
  * {@link KernelPrograms#gpeGate}; docs/benchmarks.md, "udp, session 11"); {@link #checkGpe} falls back to
- * {@link Mode#ENCAP} where that path does not deliver. {@link Mode#ENCAP} ({@code JFLANNEL_UDP_KERNEL=encap}): the
+ * {@link UdpKernelMode#ENCAP} where that path does not deliver. {@link UdpKernelMode#ENCAP} ({@code JFLANNEL_UDP_KERNEL=encap}): the
  * ingress program only keeps the proofs and leaves every datagram to the socket, whose packet threads hand peers'
- * super-packets to the pod whole ({@link SocketReader}); decapsulating with adjust_room ({@link Mode#FULL}) leaves
+ * super-packets to the pod whole ({@link SocketReader}); decapsulating with adjust_room ({@link UdpKernelMode#FULL}) leaves
  * the kernel's tunnel marks on them (docs/benchmarks.md, "udp, session 9").
  */
 final class KernelPath implements AutoCloseable {
@@ -77,12 +77,12 @@ final class KernelPath implements AutoCloseable {
      */
     private final Map<Integer, Boolean> viaExternal = new HashMap<>();
 
-    /** The external interface's ingress link: in {@link Mode#GPE}, replaced once if that path turns out not to deliver. */
+    /** The external interface's ingress link: in {@link UdpKernelMode#GPE}, replaced once if that path turns out not to deliver. */
     private final IngressLink ingress;
-    /** In {@link Mode#GPE} until {@link #checkGpe} falls back: the encapsulate-only ingress program, loaded at open. */
+    /** In {@link UdpKernelMode#GPE} until {@link #checkGpe} falls back: the encapsulate-only ingress program, loaded at open. */
     private volatile BpfProgram gpeFallback;
     /**
-     * In {@link Mode#GPE} while the path is on trial (a trial program attached, rewriting one datagram a second): the
+     * In {@link UdpKernelMode#GPE} while the path is on trial (a trial program attached, rewriting one datagram a second): the
      * program that rewrites every one, attached by {@link #checkGpe} once the gate has delivered one; null after.
      */
     private volatile BpfProgram gpeFull;
@@ -126,15 +126,6 @@ final class KernelPath implements AutoCloseable {
         this.extIndex = extIndex;
     }
 
-    /**
-     * Loads and attaches both programs, inert until {@link #own} and {@link #peers} fill the maps.
-     * Returns null, after one log line saying why, where the kernel or the interface does not allow
-     * it (no bpf(2) permission, a kernel before 6.6 without tcx, an external interface without an
-     * Ethernet header); the userspace path then carries everything.
-     */
-    /** What the programs do: both directions, or encapsulate only (the packet threads decapsulate). */
-    enum Mode { FULL, ENCAP, GPE }
-
     /** The GPE device's UDP port (IANA's for VXLAN-GPE); {@link KernelPrograms#decap} refuses datagrams to it from outside. */
     static final int GPE_PORT = 4790;
 
@@ -144,11 +135,17 @@ final class KernelPath implements AutoCloseable {
         return n.length() <= 15 ? n : "jfl-gpe";
     }
 
-    static KernelPath open(String tun, ExternalInterface ext, int port) {
-        return open(tun, ext, port, Mode.FULL);
-    }
-
-    static KernelPath open(String tun, ExternalInterface ext, int port, Mode mode) {
+    /**
+     * Loads and attaches both programs, inert until {@link #own} and {@link #peers} fill the maps.
+     * Returns null, after one log line saying why, where the kernel or the interface does not allow
+     * it (no bpf(2) permission, a kernel before 6.6 without tcx, an external interface without an
+     * Ethernet header); the userspace path then carries everything. {@code mode}: not {@link UdpKernelMode#OFF};
+     * {@link UdpKernelMode#GPE} runs as {@link UdpKernelMode#ENCAP} where its device cannot be made.
+     */
+    static KernelPath open(String tun, ExternalInterface ext, int port, UdpKernelMode mode) {
+        if (!mode.attached()) {
+            throw new IllegalArgumentException("udp kernel datapath: nothing to attach in mode " + mode);
+        }
         List<AutoCloseable> owned = new ArrayList<>();
         RtNetlink nl = null;
         try {
@@ -169,33 +166,34 @@ final class KernelPath implements AutoCloseable {
             BpfProgram encap = keep(owned, BpfProgram.loadClassifier("jfl_udp_encap",
                     KernelPrograms.encap(routes, proof, counters, nodeIp, port, ext.index())));
             int gpeMark = 0;
-            if (mode == Mode.GPE) {
+            if (mode == UdpKernelMode.GPE) {
                 gpeMark = gpeDevice(nl, owned, tun, tunIndex, counters);
                 if (gpeMark == 0) {
-                    mode = Mode.ENCAP;
+                    mode = UdpKernelMode.ENCAP;
                 }
             }
             KernelPrograms.Deliver deliver = switch (mode) {
                 case FULL -> KernelPrograms.Deliver.REDIRECT;
                 case ENCAP -> KernelPrograms.Deliver.SOCKET;
                 case GPE -> KernelPrograms.Deliver.GPE;
+                case OFF -> throw new IllegalStateException("unreachable: mode off");
             };
             BpfProgram decap = keep(owned, BpfProgram.loadClassifier("jfl_udp_decap",
                     KernelPrograms.decap(sources, own, proof, counters, nodeIp, port, tunIndex, deliver, GPE_PORT, gpeMark)));
             BpfProgram full = null;
-            if (mode == Mode.GPE) { // on trial first: a firewall that drops the GPE port then costs a few datagrams
+            if (mode == UdpKernelMode.GPE) { // on trial first: a firewall that drops the GPE port then costs a few datagrams
                 BpfMap trial = keep(owned, BpfMap.create(BpfMap.Type.ARRAY, "jfl_udp_trial", 4, 8, 1));
                 full = decap;
                 decap = keep(owned, BpfProgram.loadClassifier("jfl_udp_decap", KernelPrograms.decap(sources, own, proof,
                         counters, nodeIp, port, tunIndex, deliver, GPE_PORT, gpeMark, trial)));
             }
-            BpfProgram fallback = mode != Mode.GPE ? null : keep(owned, BpfProgram.loadClassifier("jfl_udp_decap",
+            BpfProgram fallback = mode != UdpKernelMode.GPE ? null : keep(owned, BpfProgram.loadClassifier("jfl_udp_decap",
                     KernelPrograms.decap(sources, own, proof, counters, nodeIp, port, tunIndex, false)));
             keep(owned, BpfLink.attach(encap, tunIndex, BpfLink.Hook.TCX_EGRESS));
             IngressLink ingress = keep(owned, new IngressLink());
             ingress.link = BpfLink.attach(decap, ext.index(), BpfLink.Hook.TCX_INGRESS);
             LOG.info("udp kernel datapath attached dev={} egress=jfl_udp_encap ext={} ingress=jfl_udp_decap port={} mode={}",
-                    tun, ext.name(), port, mode);
+                    tun, ext.name(), port, mode.name());
             KernelPath path = new KernelPath(routes, sources, own, counters, proof, owned, nl, ext.index(), ingress, fallback,
                     full);
             KernelProbe probe = KernelProbe.start(path); // after the links: closed before them (reverse order)
@@ -219,7 +217,7 @@ final class KernelPath implements AutoCloseable {
     /**
      * Makes the VXLAN-GPE device (removing a stale one of ours by name first), brings it up and attaches the gate
      * ({@link KernelPrograms#gpeGate}) to its ingress; returns the mark the gate wants, or 0, after one line,
-     * where the kernel refuses (no VXLAN, the port taken): {@link Mode#ENCAP} then. What it made is in
+     * where the kernel refuses (no VXLAN, the port taken): {@link UdpKernelMode#ENCAP} then. What it made is in
      * {@code owned} on success; on failure it is removed here.
      */
     private static int gpeDevice(RtNetlink nl, List<AutoCloseable> owned, String tun, int tunIndex, BpfMap counters) {
@@ -383,14 +381,14 @@ final class KernelPath implements AutoCloseable {
     }
 
     /**
-     * In {@link Mode#GPE}, called every few hundred milliseconds ({@link KernelProbe}'s thread). On trial (the node
+     * In {@link UdpKernelMode#GPE}, called every few hundred milliseconds ({@link KernelProbe}'s thread). On trial (the node
      * starts so: one datagram a second rewritten, the rest to the socket): the first datagram through the gate attaches
      * the program that rewrites them all; {@link #GPE_LOST_TO_FALL_BACK} rewritten and none delivered fall back
      * (below). After the trial: when a window of
      * {@link #GPE_CHECK_NANOS} saw at least {@link #GPE_LOST_TO_FALL_BACK} datagrams rewritten for the GPE device and
      * none reach flannel0 through its gate, something between them drops them (a host firewall that refuses UDP
      * {@link #GPE_PORT} in its INPUT chain, the device taken down), and the ingress program is swapped for the
-     * encapsulate-only one: the packet threads decapsulate from then on ({@link Mode#ENCAP}), one line says so.
+     * encapsulate-only one: the packet threads decapsulate from then on ({@link UdpKernelMode#ENCAP}), one line says so.
      */
     void checkGpe(long now) {
         BpfProgram fallback = gpeFallback;
@@ -430,7 +428,7 @@ final class KernelPath implements AutoCloseable {
     }
 
     /**
-     * Swaps the ingress program for the encapsulate-only one ({@link Mode#ENCAP}: the packet threads decapsulate from
+     * Swaps the ingress program for the encapsulate-only one ({@link UdpKernelMode#ENCAP}: the packet threads decapsulate from
      * then on), attaching the new link before the old one goes so that no datagram passes unhandled; one line says why.
      * A failed swap is logged and left to the next call.
      */

@@ -167,7 +167,7 @@ final class KernelPrograms {
 
     /**
      * {@link #decap} with {@code deliver} false: the program only keeps the senders' proofs and leaves
-     * every datagram to the socket (the packet threads decapsulate; see {@link KernelPath.Mode#ENCAP}).
+     * every datagram to the socket (the packet threads decapsulate; see {@link UdpKernelMode#ENCAP}).
      */
     static byte[] decap(BpfMap sources, BpfMap own, BpfMap proof, BpfMap counters, int nodeIp, int port, int tunIfindex,
             boolean deliver) {

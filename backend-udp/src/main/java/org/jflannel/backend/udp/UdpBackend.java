@@ -101,10 +101,7 @@ public final class UdpBackend implements Backend {
         List<UdpBatchSocket> sockets = new ArrayList<>();
         List<AutoCloseable> readers = new ArrayList<>();
         // attached before the lease is published, so that the lease says truly whether we decapsulate
-        KernelPath kernel = opts.kernel() && (opts.kernelDecap() || opts.offload())
-                ? KernelPath.open(tun.name(), ext, port, opts.kernelDecap() ? KernelPath.Mode.FULL
-                        : opts.kernelGpe() ? KernelPath.Mode.GPE : KernelPath.Mode.ENCAP)
-                : null;
+        KernelPath kernel = opts.kernelAttachable() ? KernelPath.open(tun.name(), ext, port, opts.kernel()) : null;
         if (kernel != null) {
             readers.add(kernel); // closed first: the programs stop before the devices go
         }

@@ -8,40 +8,84 @@ import org.jflannel.core.ConfigException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class UdpOptionsTest {
 
     @Test
     void nothingSetMeansTheFastPathWithTheKernelEncapsulatingAndDecapsulatingThroughVxlanGpe() throws Exception {
         UdpOptions o = UdpOptions.fromEnvironment(Map.of());
-        assertThat(o).isEqualTo(new UdpOptions(true, true, true, UdpOptions.defaultQueues(), false, false, true, false, true));
+        assertThat(o).isEqualTo(new UdpOptions(true, true, true, UdpOptions.defaultQueues(), false, false, UdpKernelMode.GPE));
         assertThat(o).isEqualTo(UdpOptions.shipped()).isEqualTo(UdpOptions.withKernelGpe());
-        assertThat(o.kernel()).isTrue();
-        assertThat(o.kernelDecap()).isFalse();
-        assertThat(o.kernelGpe()).isTrue();
+        assertThat(o.kernel()).isEqualTo(UdpKernelMode.GPE);
+        assertThat(o.kernelAttachable()).isTrue();
         assertThat(o.toString()).endsWith("kernel=gpe");
         assertThat(o.queues()).isBetween(1, 4);
     }
 
     @ParameterizedTest(name = "JFLANNEL_UDP_KERNEL={0}")
-    @CsvSource({"1, true, true, false", "full, true, true, false", "on, true, true, false", "encap, true, false, false",
-            "GPE, true, false, true", "0, false, false, false", "off, false, false, false"})
-    void theKernelDatapathsModeIsReadFromItsVariable(String value, boolean kernel, boolean decap, boolean gpe) throws Exception {
+    @CsvSource(delimiter = '|', value = {"1|FULL", "full|FULL", "FULL|FULL", "on|FULL", "true|FULL", "yes|FULL",
+            "encap|ENCAP", "Encap|ENCAP", "gpe|GPE", "GPE|GPE", "' gpe '|GPE",
+            "0|OFF", "off|OFF", "false|OFF", "no|OFF", "OFF|OFF"})
+    void everySpellingOfTheKernelDatapathsModeIsRead(String value, UdpKernelMode mode) throws Exception {
         UdpOptions o = UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_KERNEL", value));
-        assertThat(o.kernel()).isEqualTo(kernel);
-        assertThat(o.kernelDecap()).isEqualTo(decap);
-        assertThat(o.kernelGpe()).isEqualTo(gpe);
+        assertThat(o.kernel()).isEqualTo(mode);
+        assertThat(o.toString()).endsWith(" kernel=" + mode.name().toLowerCase(java.util.Locale.ROOT));
+        assertThat(o.kernelAttachable()).isEqualTo(mode != UdpKernelMode.OFF);
+    }
+
+    @ParameterizedTest(name = "JFLANNEL_UDP_KERNEL=\"{0}\"")
+    @ValueSource(strings = {"", " ", "\t"})
+    void aBlankModeIsGpe(String value) throws Exception {
+        assertThat(UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_KERNEL", value)).kernel()).isEqualTo(UdpKernelMode.GPE);
+        assertThat(UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_KERNEL", value, "JFLANNEL_UDP_OFFLOAD", "0")).kernel())
+                .as("without the offloads").isEqualTo(UdpKernelMode.OFF);
     }
 
     @Test
-    void withoutTheOffloadsTheKernelDoesNotEncapsulateByDefaultAndEncapIsRefused() throws Exception {
-        assertThat(UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_OFFLOAD", "0")).kernel()).isFalse();
-        assertThatThrownBy(() -> UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_OFFLOAD", "0", "JFLANNEL_UDP_KERNEL", "encap")))
+    void eachModeIsSpelledAsItsVariableTakesIt() throws Exception {
+        for (UdpKernelMode m : UdpKernelMode.values()) {
+            assertThat(UdpKernelMode.parse(m.toString())).contains(m);
+            assertThat(UdpOptions.defaults(m).toString()).endsWith(" kernel=" + m);
+        }
+        assertThat(UdpOptions.withKernel().kernel()).isEqualTo(UdpKernelMode.FULL);
+        assertThat(UdpOptions.withKernelEncap().kernel()).isEqualTo(UdpKernelMode.ENCAP);
+        assertThat(UdpOptions.defaults().kernel()).isEqualTo(UdpKernelMode.OFF);
+        assertThat(UdpOptions.plain().kernel()).isEqualTo(UdpKernelMode.OFF);
+        assertThat(UdpOptions.plain().withKernelMode(UdpKernelMode.FULL)).isEqualTo(
+                new UdpOptions(false, false, false, 1, false, false, UdpKernelMode.FULL));
+    }
+
+    @ParameterizedTest(name = "JFLANNEL_UDP_KERNEL={0}")
+    @ValueSource(strings = {"encap", "gpe", "GPE"})
+    void withoutTheOffloadsEncapAndGpeAreRefusedNamingTheModeGiven(String value) {
+        assertThatThrownBy(() -> UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_OFFLOAD", "0", "JFLANNEL_UDP_KERNEL", value)))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.field()).isEqualTo("JFLANNEL_UDP_KERNEL"))
+                .hasMessageContaining("JFLANNEL_UDP_KERNEL=" + value + " needs")
                 .hasMessageContaining("JFLANNEL_UDP_OFFLOAD");
-        assertThatThrownBy(() -> UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_OFFLOAD", "0", "JFLANNEL_UDP_KERNEL", "gpe")))
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.field()).isEqualTo("JFLANNEL_UDP_KERNEL"));
-        assertThat(UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_OFFLOAD", "0", "JFLANNEL_UDP_KERNEL", "full")).kernelDecap()).isTrue();
+    }
+
+    @Test
+    void withoutTheOffloadsTheKernelDoesNotEncapsulateByDefaultButFullIsTaken() throws Exception {
+        assertThat(UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_OFFLOAD", "0")).kernel()).isEqualTo(UdpKernelMode.OFF);
+        UdpOptions full = UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_OFFLOAD", "0", "JFLANNEL_UDP_KERNEL", "full"));
+        assertThat(full.kernel()).isEqualTo(UdpKernelMode.FULL);
+        assertThat(full.kernelAttachable()).isTrue();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(UdpKernelMode.class)
+    void aRecordBuiltInCodeAttachesTheKernelOnlyWhereItsModeCanRun(UdpKernelMode mode) {
+        UdpOptions withoutOffloads = new UdpOptions(false, true, false, 1, false, false, mode);
+        assertThat(withoutOffloads.kernelAttachable()).isEqualTo(mode == UdpKernelMode.FULL);
+        assertThat(UdpOptions.defaults(mode).kernelAttachable()).isEqualTo(mode != UdpKernelMode.OFF);
+    }
+
+    @Test
+    void aRecordWithoutAModeIsRefused() {
+        assertThatThrownBy(() -> new UdpOptions(true, true, true, 1, false, false, null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("udp kernel");
     }
 
     @Test
@@ -49,14 +93,17 @@ class UdpOptionsTest {
         UdpOptions o = UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_OFFLOAD", "off", "JFLANNEL_UDP_GRO", "0",
                 "JFLANNEL_UDP_COALESCE", "false", "JFLANNEL_UDP_QUEUES", "3", "JFLANNEL_UDP_TX_HANDOFF", "on", "JFLANNEL_UDP_VERIFY_CSUM", "yes",
                 "JFLANNEL_UDP_KERNEL", "off"));
-        assertThat(o).isEqualTo(new UdpOptions(false, false, false, 3, true, true, false));
+        assertThat(o).isEqualTo(new UdpOptions(false, false, false, 3, true, true, UdpKernelMode.OFF));
     }
 
     @ParameterizedTest(name = "{0}={1}")
-    @CsvSource({"JFLANNEL_UDP_GRO, maybe", "JFLANNEL_UDP_KERNEL, bpf", "JFLANNEL_UDP_VERIFY_CSUM, sometimes", "JFLANNEL_UDP_QUEUES, 0", "JFLANNEL_UDP_QUEUES, 17", "JFLANNEL_UDP_QUEUES, two"})
+    @CsvSource({"JFLANNEL_UDP_GRO, maybe", "JFLANNEL_UDP_KERNEL, bpf", "JFLANNEL_UDP_KERNEL, gpe2", "JFLANNEL_UDP_KERNEL, 2",
+            "JFLANNEL_UDP_KERNEL, encap-only", "JFLANNEL_UDP_VERIFY_CSUM, sometimes", "JFLANNEL_UDP_QUEUES, 0",
+            "JFLANNEL_UDP_QUEUES, 17", "JFLANNEL_UDP_QUEUES, two"})
     void aBadValueIsRefusedNamingTheVariable(String name, String value) {
         assertThatThrownBy(() -> UdpOptions.fromEnvironment(Map.of(name, value)))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.field()).isEqualTo(name))
+                .hasMessageContaining(name)
                 .hasMessageContaining(value);
     }
 }
