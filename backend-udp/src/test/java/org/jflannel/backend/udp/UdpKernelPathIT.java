@@ -197,7 +197,7 @@ class UdpKernelPathIT {
             icmp.get(gpe, 8, icmp.remaining());
             b.inside(() -> {
                 try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("192.0.2.2", 0))) {
-                    s.send(new DatagramPacket(gpe, gpe.length, new InetSocketAddress("192.0.2.1", KernelPath.GPE_PORT)));
+                    s.send(new DatagramPacket(gpe, gpe.length, new InetSocketAddress("192.0.2.1", GpePath.PORT)));
                 }
                 return null;
             });
@@ -205,7 +205,7 @@ class UdpKernelPathIT {
                     () -> na.kernelPackets()[KernelPrograms.COUNT_REFUSED] == 1);
             a.inside(() -> {
                 try (DatagramSocket s = new DatagramSocket()) {
-                    s.send(new DatagramPacket(gpe, gpe.length, new InetSocketAddress("127.0.0.1", KernelPath.GPE_PORT)));
+                    s.send(new DatagramPacket(gpe, gpe.length, new InetSocketAddress("127.0.0.1", GpePath.PORT)));
                 }
                 return null;
             });
@@ -224,13 +224,13 @@ class UdpKernelPathIT {
      * A node whose firewall drops UDP to the GPE port (the rewritten datagrams cross its INPUT chain): the datagrams it
      * rewrites never reach its GPE device's gate, so it swaps its ingress program for the encapsulate-only one within
      * a few seconds of traffic, and from then on its packet threads take the peer's kernel datagrams: ping and TCP both
-     * ways intact. Fails without {@link KernelPath#checkGpe} (the peer's kernel datagrams would be lost for good).
+     * ways intact. Fails without {@link GpePath#check} (the peer's kernel datagrams would be lost for good).
      */
     @Test
     void aNodeWhoseFirewallDropsTheGpePortFallsBackToThePacketThreads() throws Exception {
         try (UdpNode a = UdpNode.create("ufa"); UdpNode b = UdpNode.create("ufb")) {
             UdpTwoNodesIT.join(a, b);
-            a.exec("iptables", "-A", "INPUT", "-p", "udp", "--dport", String.valueOf(KernelPath.GPE_PORT), "-j", "DROP");
+            a.exec("iptables", "-A", "INPUT", "-p", "udp", "--dport", String.valueOf(GpePath.PORT), "-j", "DROP");
             UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", UdpOptions.withKernelGpe());
             UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", UdpOptions.withKernelGpe());
             assertThat(na.kernelGpe()).as("A starts on the GPE path").isTrue();
@@ -244,7 +244,7 @@ class UdpKernelPathIT {
             assertThat(nb.kernelGpe()).as("B's path delivers: B stays").isTrue();
             // on trial A rewrote one datagram a second: only those few were lost before it fell back (ping sent ~5 a second)
             assertThat(na.kernelPackets()[KernelPrograms.COUNT_DECAP]).as("datagrams A's program rewrote, all lost")
-                    .isBetween((long) KernelPath.GPE_LOST_TO_FALL_BACK, (long) KernelPath.GPE_LOST_TO_FALL_BACK + 1);
+                    .isBetween((long) GpePath.LOST_TO_FALL_BACK, (long) GpePath.LOST_TO_FALL_BACK + 1);
             assertThat(a.exec("ping", "-c", "3", "-W", "2", "-I", "10.244.1.1", "10.244.2.1")).contains("3 received");
             long fromPeers = na.counters().packetsFromPeers();
             UdpTwoNodesIT.assertTcpStreamArrivesIntact(a, b, "10.244.2.1", 8 << 20);
