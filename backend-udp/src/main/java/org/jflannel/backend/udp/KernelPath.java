@@ -75,6 +75,8 @@ final class KernelPath implements AutoCloseable {
      */
     private final Map<Integer, Boolean> viaExternal = new HashMap<>();
 
+    /** The mode attached: {@link UdpKernelMode#ENCAP} for GPE where its device could not be made. */
+    private final UdpKernelMode mode;
     /** In {@link UdpKernelMode#GPE}: the VXLAN-GPE path, which swaps the external interface's ingress program; else null. */
     private final GpePath gpe;
 
@@ -127,7 +129,8 @@ final class KernelPath implements AutoCloseable {
     }
 
     private KernelPath(BpfMap routes, BpfMap sources, BpfMap own, BpfMap counters, BpfMap proof,
-            List<AutoCloseable> owned, RtNetlink netlink, int extIndex, GpePath gpe) {
+            List<AutoCloseable> owned, RtNetlink netlink, int extIndex, UdpKernelMode mode, GpePath gpe) {
+        this.mode = mode;
         this.gpe = gpe;
         this.routes = routes;
         this.sources = sources;
@@ -185,7 +188,7 @@ final class KernelPath implements AutoCloseable {
             LOG.info("udp kernel datapath attached dev={} egress=jfl_udp_encap ext={} ingress=jfl_udp_decap port={} mode={}",
                     tun, ext.name(), port, mode.name());
             GpePath gpe = gpePrograms != null ? new GpePath(gpePrograms, ingress) : null;
-            KernelPath path = new KernelPath(routes, sources, own, counters, proof, owned, nl, ext.index(), gpe);
+            KernelPath path = new KernelPath(routes, sources, own, counters, proof, owned, nl, ext.index(), mode, gpe);
             KernelProbe probe = KernelProbe.start(path); // after the links: closed before them (reverse order)
             if (probe != null) {
                 owned.add(probe);
@@ -322,6 +325,18 @@ final class KernelPath implements AutoCloseable {
     /** Whether the GPE path has delivered and every peer kernel datagram now takes it (its trial is over). */
     boolean gpeConfirmed() {
         return gpe != null && gpe.confirmed();
+    }
+
+    /**
+     * The path peers' kernel datagrams take now, as {@code /metrics} labels it ({@link UdpNetwork#KERNEL_PATHS}):
+     * {@code full}, {@code encap} (also GPE's fallback), {@code gpe_trial} (GPE on trial: one datagram a second through
+     * the device, the rest to the packet threads) or {@code gpe}.
+     */
+    String path() {
+        if (mode != UdpKernelMode.GPE) {
+            return mode.toString();
+        }
+        return gpe.confirmed() ? "gpe" : gpe.active() ? "gpe_trial" : "encap";
     }
 
     /** In {@link UdpKernelMode#GPE}, called every few hundred milliseconds ({@link KernelProbe}'s thread): {@link GpePath#check}. */

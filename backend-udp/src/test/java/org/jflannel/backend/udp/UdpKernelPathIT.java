@@ -37,6 +37,7 @@ class UdpKernelPathIT {
             UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", UdpOptions.withKernel());
             assertThat(na.kernelDatapath()).as("kernel datapath attached in A").isTrue();
             assertThat(nb.kernelDatapath()).isTrue();
+            assertThat(na.kernelPath()).isEqualTo("full");
             assertThat(a.subnets.published().backendData()).isEqualTo("{\"KernelDecap\":true}");
             assertThat(a.subnets.published().backendType()).isEmpty();
 
@@ -158,6 +159,7 @@ class UdpKernelPathIT {
             b.apply(LeaseEvent.added(Leases.published("10.244.1.0/24", a.subnets.published())));
 
             assertThat(na.kernelGpeConfirmed() || nb.kernelGpeConfirmed()).as("on trial until a datagram has passed the gate").isFalse();
+            assertThat(na.kernelPath()).isEqualTo("gpe_trial");
             assertThat(a.exec("ping", "-c", "3", "-W", "2", "-I", "10.244.1.1", "10.244.2.1")).contains("3 received");
             Wait.until("each kernel proved to the other, and each GPE path through its trial", Duration.ofSeconds(20), () -> {
                 a.execAnyExit("ping", "-c", "3", "-i", "0.2", "-W", "1", "-I", "10.244.1.1", "10.244.2.1");
@@ -188,6 +190,8 @@ class UdpKernelPathIT {
                     .isEqualTo(ka[KernelPrograms.COUNT_DECAP]);
             assertThat(kb[KernelPrograms.COUNT_GATE]).isEqualTo(kb[KernelPrograms.COUNT_DECAP]);
             assertThat(na.kernelGpe() && nb.kernelGpe()).as("both still on the GPE path").isTrue();
+            assertThat(na.kernelPath()).isEqualTo("gpe");
+            assertThat(na.kernelCounts().gpeDelivered()).isEqualTo(ka[KernelPrograms.COUNT_GATE]);
 
             // a well-formed VXLAN-GPE datagram to A's GPE port: from B's node, and from a process on A
             ByteBuffer icmp = Packets.ipv4("10.244.2.7", "10.244.1.1", 1, 64, 8);
@@ -242,6 +246,7 @@ class UdpKernelPathIT {
                 return !na.kernelGpe();
             });
             assertThat(nb.kernelGpe()).as("B's path delivers: B stays").isTrue();
+            assertThat(na.kernelPath()).as("A's path after the fallback").isEqualTo("encap");
             // on trial A rewrote one datagram a second: only those few were lost before it fell back (ping sent ~5 a second)
             assertThat(na.kernelPackets()[KernelPrograms.COUNT_DECAP]).as("datagrams A's program rewrote, all lost")
                     .isBetween((long) GpePath.LOST_TO_FALL_BACK, (long) GpePath.LOST_TO_FALL_BACK + 1);
