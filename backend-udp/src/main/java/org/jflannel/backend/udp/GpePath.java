@@ -16,8 +16,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Ours: {@link KernelPath}'s decapsulation through a VXLAN-GPE device ({@link UdpKernelMode#GPE}, the default). The
  * external interface's ingress program rewrites a peer kernel's datagram into a VXLAN-GPE one for a local external
- * GPE device ({@link #PORT}), whose receive path decapsulates it and clears the kernel's tunnel marks; a gate program
- * on the device's ingress hands what our program marked to flannel0 ({@link KernelPrograms#decap},
+ * GPE device (UDP {@link #DEFAULT_PORT} unless {@code JFLANNEL_UDP_GPE_PORT} says otherwise), whose receive path
+ * decapsulates it and clears the kernel's tunnel marks; a gate program on the device's ingress hands what our program
+ * marked to flannel0 ({@link KernelPrograms#decap},
  * {@link KernelPrograms#gpeGate}; docs/benchmarks.md, "udp, session 11").
  *
  * <p>Made by {@link #load} (the device, its gate, and three ingress programs: the trial one attached first, the one
@@ -31,8 +32,11 @@ import org.slf4j.LoggerFactory;
 final class GpePath {
     private static final Logger LOG = LoggerFactory.getLogger(KernelPath.class);
 
-    /** The GPE device's UDP port (IANA's for VXLAN-GPE); {@link KernelPrograms#decap} refuses datagrams to it from outside. */
-    static final int PORT = 4790;
+    /**
+     * The GPE device's UDP port unless {@code JFLANNEL_UDP_GPE_PORT} moves it (IANA's for VXLAN-GPE);
+     * {@link KernelPrograms#decap} refuses datagrams to it from outside.
+     */
+    static final int DEFAULT_PORT = 4790;
     /** {@link #check}'s window, and the datagrams rewritten in one with none delivered that make it fall back. */
     static final long CHECK_NANOS = 3_000_000_000L;
     static final int LOST_TO_FALL_BACK = 3;
@@ -46,10 +50,12 @@ final class GpePath {
      * The ingress programs {@link #load} made: {@code trial} to attach first (one datagram a second rewritten, the rest
      * to the socket), {@code full} (every datagram rewritten) and {@code fallback} ({@link UdpKernelMode#ENCAP}'s).
      */
-    record Programs(BpfProgram trial, BpfProgram full, BpfProgram fallback) {
+    record Programs(int port, BpfProgram trial, BpfProgram full, BpfProgram fallback) {
     }
 
     private final KernelPath.IngressLink ingress;
+    /** The GPE device's UDP port, for the log lines. */
+    private final int port;
     /** Until {@link #check} falls back: the encapsulate-only ingress program, loaded at open. */
     private volatile BpfProgram fallback;
     /**
@@ -64,6 +70,7 @@ final class GpePath {
     /** Watches the path whose {@code programs} are attached to {@code ingress} (the trial one first). */
     GpePath(Programs programs, KernelPath.IngressLink ingress) {
         this.ingress = ingress;
+        this.port = programs.port();
         this.full = programs.full();
         this.fallback = programs.fallback();
     }
@@ -79,21 +86,21 @@ final class GpePath {
      * the device cannot be made ({@link UdpKernelMode#ENCAP} then). What it made is in {@code owned}; a program the kernel
      * refuses throws (the whole datapath is then unavailable, as for any of {@link KernelPath}'s programs).
      */
-    static Programs load(RtNetlink nl, List<AutoCloseable> owned, String tun, int tunIndex, BpfMap counters, Decap decap)
-            throws NetlinkException {
-        int mark = device(nl, owned, tun, tunIndex, counters);
+    static Programs load(RtNetlink nl, List<AutoCloseable> owned, String tun, int tunIndex, int port, BpfMap counters,
+            Decap decap) throws NetlinkException {
+        int mark = device(nl, owned, tun, tunIndex, port, counters);
         if (mark == 0) {
             return null;
         }
         BpfProgram full = KernelPath.keep(owned, BpfProgram.loadClassifier("jfl_udp_decap",
-                decap.program(KernelPrograms.Deliver.GPE, PORT, mark, null)));
+                decap.program(KernelPrograms.Deliver.GPE, port, mark, null)));
         // on trial first: a firewall that drops the GPE port then costs a few datagrams
         BpfMap trialMap = KernelPath.keep(owned, BpfMap.create(BpfMap.Type.ARRAY, "jfl_udp_trial", 4, 8, 1));
         BpfProgram trial = KernelPath.keep(owned, BpfProgram.loadClassifier("jfl_udp_decap",
-                decap.program(KernelPrograms.Deliver.GPE, PORT, mark, trialMap)));
+                decap.program(KernelPrograms.Deliver.GPE, port, mark, trialMap)));
         BpfProgram fallback = KernelPath.keep(owned, BpfProgram.loadClassifier("jfl_udp_decap",
                 decap.program(KernelPrograms.Deliver.SOCKET, 0, 0, null)));
-        return new Programs(trial, full, fallback);
+        return new Programs(port, trial, full, fallback);
     }
 
     /**
@@ -102,14 +109,14 @@ final class GpePath {
      * where the kernel refuses (no VXLAN, the port taken): {@link UdpKernelMode#ENCAP} then. What it made is in
      * {@code owned} on success; on failure it is removed here.
      */
-    private static int device(RtNetlink nl, List<AutoCloseable> owned, String tun, int tunIndex, BpfMap counters) {
+    private static int device(RtNetlink nl, List<AutoCloseable> owned, String tun, int tunIndex, int port, BpfMap counters) {
         String name = deviceName(tun);
         List<AutoCloseable> mine = new ArrayList<>();
         try {
             if (nl.link(name).isPresent()) {
                 nl.deleteLink(name);
             }
-            nl.createVxlanGpe(name, PORT);
+            nl.createVxlanGpe(name, port);
             int index = nl.link(name).map(Link::index)
                     .orElseThrow(() -> new NetlinkException("RTM_GETLINK", name, 19, "gpe device vanished"));
             mine.add(new AutoCloseable() {
@@ -132,11 +139,11 @@ final class GpePath {
             KernelPath.keep(mine, BpfLink.attach(gate, index, BpfLink.Hook.TCX_INGRESS));
             nl.setUp(index);
             owned.addAll(mine);
-            LOG.info("udp kernel decapsulation through a vxlan-gpe device dev={} port={}", name, PORT);
+            LOG.info("udp kernel decapsulation through a vxlan-gpe device dev={} port={}", name, port);
             return mark;
         } catch (NetlinkException | RuntimeException e) {
             LOG.warn("udp vxlan-gpe device unavailable, the packet threads decapsulate dev={} port={} error={}",
-                    name, PORT, e.getMessage());
+                    name, port, e.getMessage());
             Collections.reverse(mine);
             KernelPath.closeAll(mine);
             return 0;
@@ -160,8 +167,8 @@ final class GpePath {
      * rest to the socket): the first datagram through the gate attaches the program that rewrites them all;
      * {@link #LOST_TO_FALL_BACK} rewritten and none delivered fall back (below). After the trial: when a window of
      * {@link #CHECK_NANOS} saw at least {@link #LOST_TO_FALL_BACK} datagrams rewritten for the GPE device and none
-     * reach flannel0 through its gate, something between them drops them (a host firewall that refuses UDP
-     * {@link #PORT} in its INPUT chain, the device taken down), and the ingress program is swapped for the
+     * reach flannel0 through its gate, something between them drops them (a host firewall that refuses the device's UDP
+     * port in its INPUT chain, the device taken down), and the ingress program is swapped for the
      * encapsulate-only one: the packet threads decapsulate from then on ({@link UdpKernelMode#ENCAP}), one line says so.
      */
     void check(long now, long rewritten, long delivered) {
@@ -180,7 +187,7 @@ final class GpePath {
                             rewritten, delivered);
                 }
             } else if (rewritten >= LOST_TO_FALL_BACK) {
-                fallBack("its trial delivered nothing (does the host's firewall accept UDP " + PORT + "?)",
+                fallBack("its trial delivered nothing (does the host's firewall accept UDP " + port + "?)",
                         rewritten, delivered);
             }
             return;
@@ -193,7 +200,7 @@ final class GpePath {
         windowRewritten = rewritten;
         windowDelivered = delivered;
         if (lost) {
-            fallBack("it delivers nothing (does the host's firewall accept UDP " + PORT + "?)", rewritten, delivered);
+            fallBack("it delivers nothing (does the host's firewall accept UDP " + port + "?)", rewritten, delivered);
         }
     }
 

@@ -147,9 +147,10 @@ final class KernelPath implements AutoCloseable {
      * Returns null, after one log line saying why, where the kernel or the interface does not allow
      * it (no bpf(2) permission, a kernel before 6.6 without tcx, an external interface without an
      * Ethernet header); the userspace path then carries everything. {@code mode}: not {@link UdpKernelMode#OFF};
-     * {@link UdpKernelMode#GPE} runs as {@link UdpKernelMode#ENCAP} where its device cannot be made.
+     * {@link UdpKernelMode#GPE} runs as {@link UdpKernelMode#ENCAP} where its device cannot be made; {@code gpePort}
+     * is that device's UDP port.
      */
-    static KernelPath open(String tun, ExternalInterface ext, int port, UdpKernelMode mode) {
+    static KernelPath open(String tun, ExternalInterface ext, int port, UdpKernelMode mode, int gpePort) {
         if (!mode.attached()) {
             throw new IllegalArgumentException("udp kernel datapath: nothing to attach in mode " + mode);
         }
@@ -174,8 +175,8 @@ final class KernelPath implements AutoCloseable {
                     KernelPrograms.encap(routes, proof, counters, nodeIp, port, ext.index())));
             GpePath.Programs gpePrograms = null;
             if (mode == UdpKernelMode.GPE) {
-                gpePrograms = GpePath.load(nl, owned, tun, tunIndex, counters, (deliver, gpePort, gpeMark, trial) ->
-                        KernelPrograms.decap(sources, own, proof, counters, nodeIp, port, tunIndex, deliver, gpePort, gpeMark, trial));
+                gpePrograms = GpePath.load(nl, owned, tun, tunIndex, gpePort, counters, (deliver, toPort, gpeMark, trial) ->
+                        KernelPrograms.decap(sources, own, proof, counters, nodeIp, port, tunIndex, deliver, toPort, gpeMark, trial));
                 if (gpePrograms == null) {
                     mode = UdpKernelMode.ENCAP;
                 }

@@ -93,6 +93,7 @@ public final class UdpBackend implements Backend {
         int port = port(conf);
         checkIpv4Only(conf);
         UdpOptions opts = options != null ? options : UdpOptions.fromEnvironment(env);
+        checkGpePort(opts, port);
         int mtu = ext.mtu() - ENCAP_OVERHEAD;
         LOG.info("UDP config: Port={} interface={} mtu={} {}", port, ext.name(), mtu, opts);
         List<TunDevice> queues = openQueues(opts);
@@ -101,7 +102,7 @@ public final class UdpBackend implements Backend {
         List<UdpBatchSocket> sockets = new ArrayList<>();
         List<AutoCloseable> readers = new ArrayList<>();
         // attached before the lease is published, so that the lease says truly whether we decapsulate
-        KernelPath kernel = opts.kernelAttachable() ? KernelPath.open(tun.name(), ext, port, opts.kernel()) : null;
+        KernelPath kernel = opts.kernelAttachable() ? KernelPath.open(tun.name(), ext, port, opts.kernel(), opts.gpePort()) : null;
         if (kernel != null) {
             readers.add(kernel); // closed first: the programs stop before the devices go
         }
@@ -211,6 +212,17 @@ public final class UdpBackend implements Backend {
             throw new ConfigException("Backend.Type", "udp backend cannot run Backend.Type " + conf.backend().type());
         }
         return cfg.port();
+    }
+
+    /**
+     * The VXLAN-GPE device's port must not be the backend's: the external interface's program refuses datagrams to it
+     * from outside, and the device's socket would take the peers' datagrams from ours.
+     */
+    static void checkGpePort(UdpOptions opts, int port) throws ConfigException {
+        if (opts.gpePort() == port) {
+            throw new ConfigException(UdpOptions.GPE_PORT_VARIABLE, UdpOptions.GPE_PORT_VARIABLE + ": expected a UDP port other than "
+                    + "the backend's Port " + port + ", got " + opts.gpePort());
+        }
     }
 
     private void checkIpv4Only(NetConf conf) throws ConfigException {

@@ -27,14 +27,19 @@ import org.jflannel.packet.TrainCoalescer;
  * {@code full}'s adjust_room cannot on these kernels, and the sending side is {@code encap}'s (two
  * copies and the segmenting saved; "udp, session 9"). Encapsulating needs the offloads (a whole
  * super-packet from a peer is written as one TSO packet), so {@code encap} and {@code gpe} are refused
- * without them and an unset variable then means {@code off}.
+ * without them and an unset variable then means {@code off}. {@code JFLANNEL_UDP_GPE_PORT} moves the local
+ * VXLAN-GPE device's UDP port off {@link GpePath#DEFAULT_PORT} (it never appears on the wire: the external
+ * interface's program rewrites a peer's datagram to it on the node itself); it must differ from the backend's
+ * {@code Port} ({@link UdpBackend#checkGpePort}).
  *
- * @param kernel the kernel datapath's mode ({@link UdpKernelMode#OFF}: none)
+ * @param kernel  the kernel datapath's mode ({@link UdpKernelMode#OFF}: none)
+ * @param gpePort with {@link UdpKernelMode#GPE}: the VXLAN-GPE device's local UDP port
  */
 public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues, boolean txHandoff,
-        boolean verifyChecksums, UdpKernelMode kernel) {
+        boolean verifyChecksums, UdpKernelMode kernel, int gpePort) {
     static final int MAX_QUEUES = 16;
     static final String KERNEL_VARIABLE = "JFLANNEL_UDP_KERNEL";
+    static final String GPE_PORT_VARIABLE = "JFLANNEL_UDP_GPE_PORT";
 
     public UdpOptions {
         if (queues < 1 || queues > MAX_QUEUES) {
@@ -43,11 +48,14 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
         if (kernel == null) {
             throw new IllegalArgumentException("udp kernel: expected a mode (off, encap, gpe or full), got null");
         }
+        if (gpePort < 1 || gpePort > 0xffff) {
+            throw new IllegalArgumentException("udp gpe port: expected 1..65535, got " + gpePort);
+        }
     }
 
     /** The given switches, without the sender thread, the checksum pass or the kernel datapath. */
     public UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues) {
-        this(offload, gro, coalesce, queues, false, false, UdpKernelMode.OFF);
+        this(offload, gro, coalesce, queues, false, false, UdpKernelMode.OFF, GpePath.DEFAULT_PORT);
     }
 
     /** The userspace fast path with everything on, one queue per CPU (at most 4); no kernel datapath. */
@@ -57,7 +65,7 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
 
     /** {@link #defaults()} with the kernel datapath in {@code kernel} mode. */
     public static UdpOptions defaults(UdpKernelMode kernel) {
-        return new UdpOptions(true, true, true, defaultQueues(), false, false, kernel);
+        return new UdpOptions(true, true, true, defaultQueues(), false, false, kernel, GpePath.DEFAULT_PORT);
     }
 
     /** {@link #defaults()} plus the kernel datapath both ways ({@code JFLANNEL_UDP_KERNEL=full}). */
@@ -90,7 +98,12 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
 
     /** The same options with the kernel datapath in {@code mode}. */
     public UdpOptions withKernelMode(UdpKernelMode mode) {
-        return new UdpOptions(offload, gro, coalesce, queues, txHandoff, verifyChecksums, mode);
+        return new UdpOptions(offload, gro, coalesce, queues, txHandoff, verifyChecksums, mode, gpePort);
+    }
+
+    /** The same options with the VXLAN-GPE device on UDP {@code port}. */
+    public UdpOptions withGpePort(int port) {
+        return new UdpOptions(offload, gro, coalesce, queues, txHandoff, verifyChecksums, kernel, port);
     }
 
     /**
@@ -106,7 +119,7 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
         return new UdpOptions(offload, flag(env, "JFLANNEL_UDP_GRO"),
                 flag(env, "JFLANNEL_UDP_COALESCE"), queues(env, "JFLANNEL_UDP_QUEUES"),
                 flag(env, "JFLANNEL_UDP_TX_HANDOFF", false), flag(env, "JFLANNEL_UDP_VERIFY_CSUM", false),
-                kernel(env, KERNEL_VARIABLE, offload));
+                kernel(env, KERNEL_VARIABLE, offload), port(env, GPE_PORT_VARIABLE, GpePath.DEFAULT_PORT));
     }
 
     /**
@@ -146,6 +159,22 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
         };
     }
 
+    private static int port(Map<String, String> env, String name, int dflt) throws ConfigException {
+        String v = env.get(name);
+        if (v == null || v.isBlank()) {
+            return dflt;
+        }
+        try {
+            int n = Integer.parseInt(v.strip());
+            if (n >= 1 && n <= 0xffff) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new ConfigException(name, name + ": expected a UDP port 1..65535, got \"" + v + "\"");
+    }
+
     private static int queues(Map<String, String> env, String name) throws ConfigException {
         String v = env.get(name);
         if (v == null || v.isBlank()) {
@@ -166,6 +195,6 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
     public String toString() {
         return "offload=" + offload + " gro=" + gro + " coalesce=" + coalesce + " queues=" + queues
                 + (txHandoff ? " txHandoff=true" : "") + (verifyChecksums ? " verifyChecksums=true" : "")
-                + " kernel=" + kernel;
+                + " kernel=" + kernel + (gpePort != GpePath.DEFAULT_PORT ? " gpePort=" + gpePort : "");
     }
 }

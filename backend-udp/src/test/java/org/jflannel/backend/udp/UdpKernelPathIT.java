@@ -201,7 +201,7 @@ class UdpKernelPathIT {
             icmp.get(gpe, 8, icmp.remaining());
             b.inside(() -> {
                 try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("192.0.2.2", 0))) {
-                    s.send(new DatagramPacket(gpe, gpe.length, new InetSocketAddress("192.0.2.1", GpePath.PORT)));
+                    s.send(new DatagramPacket(gpe, gpe.length, new InetSocketAddress("192.0.2.1", GpePath.DEFAULT_PORT)));
                 }
                 return null;
             });
@@ -209,7 +209,7 @@ class UdpKernelPathIT {
                     () -> na.kernelPackets()[KernelPrograms.COUNT_REFUSED] == 1);
             a.inside(() -> {
                 try (DatagramSocket s = new DatagramSocket()) {
-                    s.send(new DatagramPacket(gpe, gpe.length, new InetSocketAddress("127.0.0.1", GpePath.PORT)));
+                    s.send(new DatagramPacket(gpe, gpe.length, new InetSocketAddress("127.0.0.1", GpePath.DEFAULT_PORT)));
                 }
                 return null;
             });
@@ -225,6 +225,39 @@ class UdpKernelPathIT {
     }
 
     /**
+     * {@code JFLANNEL_UDP_GPE_PORT}: A's GPE device on another port than B's (the port is local: the programs rewrite a
+     * peer's 8285 datagram to it on the node itself), both paths deliver, and A refuses datagrams to its own port from
+     * the underlay, as it does for the default one.
+     */
+    @Test
+    void theGpeDeviceCanBeMovedToAnotherPortOnOneNode() throws Exception {
+        int moved = GpePath.DEFAULT_PORT + 1;
+        try (UdpNode a = UdpNode.create("uma"); UdpNode b = UdpNode.create("umb")) {
+            UdpTwoNodesIT.join(a, b);
+            UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", UdpOptions.withKernelGpe().withGpePort(moved));
+            UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", UdpOptions.withKernelGpe());
+            assertThat(a.ip("-d", "link", "show", "flannel0-gpe")).as("A's GPE device").contains("dstport " + moved);
+            assertThat(b.ip("-d", "link", "show", "flannel0-gpe")).contains("dstport " + GpePath.DEFAULT_PORT);
+            a.apply(LeaseEvent.added(Leases.published("10.244.2.0/24", b.subnets.published())));
+            b.apply(LeaseEvent.added(Leases.published("10.244.1.0/24", a.subnets.published())));
+            Wait.until("both GPE paths through their trials", Duration.ofSeconds(20), () -> {
+                a.execAnyExit("ping", "-c", "3", "-i", "0.2", "-W", "1", "-I", "10.244.1.1", "10.244.2.1");
+                return na.kernelGpeConfirmed() && nb.kernelGpeConfirmed();
+            });
+            UdpTwoNodesIT.assertTcpStreamArrivesIntact(b, a, "10.244.1.1", 4 << 20);
+            assertThat(na.kernelCounts().gpeDelivered()).as("A's gate on port %d delivered", moved).isPositive();
+            b.inside(() -> {
+                try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("192.0.2.2", 0))) {
+                    // 64 bytes: long enough for the program to read the headers it checks
+                    s.send(new DatagramPacket(new byte[64], 64, new InetSocketAddress("192.0.2.1", moved)));
+                }
+                return null;
+            });
+            Wait.until("dropped on A's underlay", Duration.ofSeconds(10), () -> na.kernelCounts().refused() == 1);
+        }
+    }
+
+    /**
      * A node whose firewall drops UDP to the GPE port (the rewritten datagrams cross its INPUT chain): the datagrams it
      * rewrites never reach its GPE device's gate, so it swaps its ingress program for the encapsulate-only one within
      * a few seconds of traffic, and from then on its packet threads take the peer's kernel datagrams: ping and TCP both
@@ -234,7 +267,7 @@ class UdpKernelPathIT {
     void aNodeWhoseFirewallDropsTheGpePortFallsBackToThePacketThreads() throws Exception {
         try (UdpNode a = UdpNode.create("ufa"); UdpNode b = UdpNode.create("ufb")) {
             UdpTwoNodesIT.join(a, b);
-            a.exec("iptables", "-A", "INPUT", "-p", "udp", "--dport", String.valueOf(GpePath.PORT), "-j", "DROP");
+            a.exec("iptables", "-A", "INPUT", "-p", "udp", "--dport", String.valueOf(GpePath.DEFAULT_PORT), "-j", "DROP");
             UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", UdpOptions.withKernelGpe());
             UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", UdpOptions.withKernelGpe());
             assertThat(na.kernelGpe()).as("A starts on the GPE path").isTrue();

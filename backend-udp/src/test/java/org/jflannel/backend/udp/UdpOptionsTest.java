@@ -16,7 +16,7 @@ class UdpOptionsTest {
     @Test
     void nothingSetMeansTheFastPathWithTheKernelEncapsulatingAndDecapsulatingThroughVxlanGpe() throws Exception {
         UdpOptions o = UdpOptions.fromEnvironment(Map.of());
-        assertThat(o).isEqualTo(new UdpOptions(true, true, true, UdpOptions.defaultQueues(), false, false, UdpKernelMode.GPE));
+        assertThat(o).isEqualTo(new UdpOptions(true, true, true, UdpOptions.defaultQueues(), false, false, UdpKernelMode.GPE, GpePath.DEFAULT_PORT));
         assertThat(o).isEqualTo(UdpOptions.shipped()).isEqualTo(UdpOptions.withKernelGpe());
         assertThat(o.kernel()).isEqualTo(UdpKernelMode.GPE);
         assertThat(o.kernelAttachable()).isTrue();
@@ -54,7 +54,7 @@ class UdpOptionsTest {
         assertThat(UdpOptions.defaults().kernel()).isEqualTo(UdpKernelMode.OFF);
         assertThat(UdpOptions.plain().kernel()).isEqualTo(UdpKernelMode.OFF);
         assertThat(UdpOptions.plain().withKernelMode(UdpKernelMode.FULL)).isEqualTo(
-                new UdpOptions(false, false, false, 1, false, false, UdpKernelMode.FULL));
+                new UdpOptions(false, false, false, 1, false, false, UdpKernelMode.FULL, GpePath.DEFAULT_PORT));
     }
 
     @ParameterizedTest(name = "JFLANNEL_UDP_KERNEL={0}")
@@ -77,15 +77,48 @@ class UdpOptionsTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(UdpKernelMode.class)
     void aRecordBuiltInCodeAttachesTheKernelOnlyWhereItsModeCanRun(UdpKernelMode mode) {
-        UdpOptions withoutOffloads = new UdpOptions(false, true, false, 1, false, false, mode);
+        UdpOptions withoutOffloads = new UdpOptions(false, true, false, 1, false, false, mode, GpePath.DEFAULT_PORT);
         assertThat(withoutOffloads.kernelAttachable()).isEqualTo(mode == UdpKernelMode.FULL);
         assertThat(UdpOptions.defaults(mode).kernelAttachable()).isEqualTo(mode != UdpKernelMode.OFF);
     }
 
     @Test
     void aRecordWithoutAModeIsRefused() {
-        assertThatThrownBy(() -> new UdpOptions(true, true, true, 1, false, false, null))
+        assertThatThrownBy(() -> new UdpOptions(true, true, true, 1, false, false, null, GpePath.DEFAULT_PORT))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("udp kernel");
+    }
+
+    @Test
+    void theGpeDevicesPortIs4790UnlessItsVariableMovesIt() throws Exception {
+        assertThat(UdpOptions.fromEnvironment(Map.of()).gpePort()).isEqualTo(4790).isEqualTo(GpePath.DEFAULT_PORT);
+        assertThat(UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_GPE_PORT", " ")).gpePort()).isEqualTo(4790);
+        UdpOptions moved = UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_GPE_PORT", " 4791 "));
+        assertThat(moved.gpePort()).isEqualTo(4791);
+        assertThat(moved).isEqualTo(UdpOptions.shipped().withGpePort(4791));
+        assertThat(moved.toString()).endsWith("kernel=gpe gpePort=4791");
+        assertThat(UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_GPE_PORT", "1")).gpePort()).isEqualTo(1);
+        assertThat(UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_GPE_PORT", "65535")).gpePort()).isEqualTo(65535);
+    }
+
+    @ParameterizedTest(name = "JFLANNEL_UDP_GPE_PORT={0}")
+    @ValueSource(strings = {"0", "65536", "-1", "vxlan", "4790.0"})
+    void aBadGpePortIsRefusedNamingTheVariable(String value) {
+        assertThatThrownBy(() -> UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_GPE_PORT", value)))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.field()).isEqualTo("JFLANNEL_UDP_GPE_PORT"))
+                .hasMessageContaining("JFLANNEL_UDP_GPE_PORT").hasMessageContaining("1..65535").hasMessageContaining(value);
+        assertThatThrownBy(() -> UdpOptions.defaults().withGpePort(0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("gpe port");
+    }
+
+    @Test
+    void theGpePortMustNotBeTheBackendsPort() throws Exception {
+        UdpBackend.checkGpePort(UdpOptions.shipped(), 8285);
+        UdpBackend.checkGpePort(UdpOptions.shipped().withGpePort(8285), 7890);
+        assertThatThrownBy(() -> UdpBackend.checkGpePort(UdpOptions.shipped().withGpePort(8285), 8285))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.field()).isEqualTo("JFLANNEL_UDP_GPE_PORT"))
+                .hasMessageContaining("Port 8285");
+        assertThatThrownBy(() -> UdpBackend.checkGpePort(UdpOptions.shipped(), 4790))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.field()).isEqualTo("JFLANNEL_UDP_GPE_PORT"));
     }
 
     @Test
@@ -93,7 +126,7 @@ class UdpOptionsTest {
         UdpOptions o = UdpOptions.fromEnvironment(Map.of("JFLANNEL_UDP_OFFLOAD", "off", "JFLANNEL_UDP_GRO", "0",
                 "JFLANNEL_UDP_COALESCE", "false", "JFLANNEL_UDP_QUEUES", "3", "JFLANNEL_UDP_TX_HANDOFF", "on", "JFLANNEL_UDP_VERIFY_CSUM", "yes",
                 "JFLANNEL_UDP_KERNEL", "off"));
-        assertThat(o).isEqualTo(new UdpOptions(false, false, false, 3, true, true, UdpKernelMode.OFF));
+        assertThat(o).isEqualTo(new UdpOptions(false, false, false, 3, true, true, UdpKernelMode.OFF, GpePath.DEFAULT_PORT));
     }
 
     @ParameterizedTest(name = "{0}={1}")
