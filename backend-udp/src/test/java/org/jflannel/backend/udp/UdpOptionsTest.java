@@ -111,14 +111,22 @@ class UdpOptionsTest {
     }
 
     @Test
-    void theGpePortMustNotBeTheBackendsPort() throws Exception {
-        UdpBackend.checkGpePort(UdpOptions.shipped(), 8285);
-        UdpBackend.checkGpePort(UdpOptions.shipped().withGpePort(8285), 7890);
-        assertThatThrownBy(() -> UdpBackend.checkGpePort(UdpOptions.shipped().withGpePort(8285), 8285))
+    void aGpePortMovedOntoTheBackendsPortIsRefused() throws Exception {
+        assertThat(UdpBackend.checkGpePort(UdpOptions.shipped(), 8285)).isEqualTo(UdpOptions.shipped());
+        UdpOptions moved = UdpOptions.shipped().withGpePort(8285);
+        assertThat(UdpBackend.checkGpePort(moved, 7890)).isEqualTo(moved);
+        assertThatThrownBy(() -> UdpBackend.checkGpePort(moved, 8285))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.field()).isEqualTo("JFLANNEL_UDP_GPE_PORT"))
-                .hasMessageContaining("Port 8285");
-        assertThatThrownBy(() -> UdpBackend.checkGpePort(UdpOptions.shipped(), 4790))
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.field()).isEqualTo("JFLANNEL_UDP_GPE_PORT"));
+                .hasMessageContaining("JFLANNEL_UDP_GPE_PORT").hasMessageContaining("Port 8285");
+        UdpOptions encap = UdpOptions.withKernelEncap().withGpePort(8285);
+        assertThat(UdpBackend.checkGpePort(encap, 8285)).as("unused outside gpe").isEqualTo(encap);
+    }
+
+    @Test
+    void aBackendPortOfTheDefaultGpePortRunsGpeAsEncap() throws Exception {
+        assertThat(UdpBackend.checkGpePort(UdpOptions.shipped(), 4790)).isEqualTo(UdpOptions.withKernelEncap());
+        assertThat(UdpBackend.checkGpePort(UdpOptions.shipped().withGpePort(4791), 4790).kernel()).isEqualTo(UdpKernelMode.GPE);
+        assertThat(UdpBackend.checkGpePort(UdpOptions.withKernel(), 4790)).isEqualTo(UdpOptions.withKernel());
     }
 
     @Test
