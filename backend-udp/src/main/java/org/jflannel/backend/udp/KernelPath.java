@@ -40,13 +40,14 @@ import org.slf4j.LoggerFactory;
  * kernel, whose reply, encapsulated by that peer's kernel, proves it. The programs stay attached while
  * the links are open: closing this, or the process ending, detaches them.
  *
- * <p>{@link UdpKernelMode#GPE} (the default, {@code JFLANNEL_UDP_KERNEL=gpe}): the ingress program rewrites a peer kernel's
- * datagram into a VXLAN-GPE one for a local external GPE device, whose receive path decapsulates it and clears the
- * kernel's tunnel marks, so the pod gets whole super-packets with no copy ({@link GpePath}, which makes that device
- * and its programs, and falls back to {@link UdpKernelMode#ENCAP} where that path does not deliver). {@link UdpKernelMode#ENCAP} ({@code JFLANNEL_UDP_KERNEL=encap}): the
- * ingress program only keeps the proofs and leaves every datagram to the socket, whose packet threads hand peers'
- * super-packets to the pod whole ({@link SocketReader}); decapsulating with adjust_room ({@link UdpKernelMode#FULL}) leaves
- * the kernel's tunnel marks on them (docs/benchmarks.md, "udp, session 9").
+ * <p>{@link UdpKernelMode#GPE} (the default, {@code JFLANNEL_UDP_KERNEL=gpe}): the ingress program rewrites a peer
+ * kernel's datagram into a VXLAN-GPE one for a local external GPE device, whose receive path decapsulates it and clears
+ * the kernel's tunnel marks, so the pod gets whole super-packets with no copy ({@link GpePath}, which makes that device
+ * and its programs, and falls back to {@link UdpKernelMode#ENCAP} where that path does not deliver).
+ * {@link UdpKernelMode#ENCAP} ({@code JFLANNEL_UDP_KERNEL=encap}): the ingress program only keeps the proofs and leaves
+ * every datagram to the socket, whose packet threads hand peers' super-packets to the pod whole ({@link SocketReader});
+ * decapsulating with adjust_room ({@link UdpKernelMode#FULL}) leaves the kernel's tunnel marks on them
+ * (docs/benchmarks.md, "udp, session 9").
  */
 final class KernelPath implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KernelPath.class);
