@@ -34,6 +34,8 @@ class UpstreamUdpPairGpeIT extends UpstreamUdpPairTests {
                     .isPositive();
             assertThat(n.metric("flanneld_udp_kernel_packets_total{direction=\"from_peers\"}")).as("%s kernel decap", n.name())
                     .isPositive();
+            assertThat(n.metric("flanneld_udp_kernel_gpe_delivered_packets_total")).as("%s GPE gate", n.name()).isPositive();
+            assertThat(n.metric("flanneld_udp_kernel_path{path=\"gpe\"}")).as("%s on the GPE path", n.name()).isEqualTo(1.0);
         } else {
             assertThat(n.metric("flanneld_udp_packets_total{direction=\"from_peers\"}"))
                     .as("%s packet threads took the upstream node's datagrams", n.name()).isPositive();

@@ -3,7 +3,6 @@ package org.jflannel.backend.udp;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -41,14 +40,14 @@ import org.slf4j.LoggerFactory;
  * kernel, whose reply, encapsulated by that peer's kernel, proves it. The programs stay attached while
  * the links are open: closing this, or the process ending, detaches them.
  *
- * <p>{@link Mode#GPE} (the default, {@code JFLANNEL_UDP_KERNEL=gpe}): the ingress program rewrites a peer kernel's
- * datagram into a VXLAN-GPE one for a local external GPE device, whose receive path decapsulates it and clears the
- * kernel's tunnel marks, so the pod gets whole super-packets with no copy ({@link KernelPrograms#decap},
- * {@link KernelPrograms#gpeGate}; docs/benchmarks.md, "udp, session 11"); {@link #checkGpe} falls back to
- * {@link Mode#ENCAP} where that path does not deliver. {@link Mode#ENCAP} ({@code JFLANNEL_UDP_KERNEL=encap}): the
- * ingress program only keeps the proofs and leaves every datagram to the socket, whose packet threads hand peers'
- * super-packets to the pod whole ({@link SocketReader}); decapsulating with adjust_room ({@link Mode#FULL}) leaves
- * the kernel's tunnel marks on them (docs/benchmarks.md, "udp, session 9").
+ * <p>{@link UdpKernelMode#GPE} (the default, {@code JFLANNEL_UDP_KERNEL=gpe}): the ingress program rewrites a peer
+ * kernel's datagram into a VXLAN-GPE one for a local external GPE device, whose receive path decapsulates it and clears
+ * the kernel's tunnel marks, so the pod gets whole super-packets with no copy ({@link GpePath}, which makes that device
+ * and its programs, and falls back to {@link UdpKernelMode#ENCAP} where that path does not deliver).
+ * {@link UdpKernelMode#ENCAP} ({@code JFLANNEL_UDP_KERNEL=encap}): the ingress program only keeps the proofs and leaves
+ * every datagram to the socket, whose packet threads hand peers' super-packets to the pod whole ({@link SocketReader});
+ * decapsulating with adjust_room ({@link UdpKernelMode#FULL}) leaves the kernel's tunnel marks on them
+ * (docs/benchmarks.md, "udp, session 9").
  */
 final class KernelPath implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KernelPath.class);
@@ -77,24 +76,44 @@ final class KernelPath implements AutoCloseable {
      */
     private final Map<Integer, Boolean> viaExternal = new HashMap<>();
 
-    /** The external interface's ingress link: in {@link Mode#GPE}, replaced once if that path turns out not to deliver. */
-    private final IngressLink ingress;
-    /** In {@link Mode#GPE} until {@link #checkGpe} falls back: the encapsulate-only ingress program, loaded at open. */
-    private volatile BpfProgram gpeFallback;
-    /**
-     * In {@link Mode#GPE} while the path is on trial (a trial program attached, rewriting one datagram a second): the
-     * program that rewrites every one, attached by {@link #checkGpe} once the gate has delivered one; null after.
-     */
-    private volatile BpfProgram gpeFull;
-    private long gpeWindowStart;
-    private long gpeRewritten;
-    private long gpeDelivered;
-    /** {@link #checkGpe}'s window, and the datagrams rewritten in one with none delivered that make it fall back. */
-    static final long GPE_CHECK_NANOS = 3_000_000_000L;
-    static final int GPE_LOST_TO_FALL_BACK = 3;
+    /** The mode attached: {@link UdpKernelMode#ENCAP} for GPE where its device could not be made. */
+    private final UdpKernelMode mode;
+    /** In {@link UdpKernelMode#GPE}: the VXLAN-GPE path, which swaps the external interface's ingress program; else null. */
+    private final GpePath gpe;
 
-    private static final class IngressLink implements AutoCloseable {
-        volatile BpfLink link;
+    /**
+     * The external interface's ingress link: in {@link UdpKernelMode#GPE}, replaced by {@link GpePath} once its trial is
+     * over, and once more if that path turns out not to deliver.
+     */
+    static final class IngressLink implements AutoCloseable {
+        private final int ifindex;
+        private volatile BpfLink link;
+
+        IngressLink(int ifindex) {
+            this.ifindex = ifindex;
+        }
+
+        /** Attaches the first program. */
+        void attach(BpfProgram program) throws NetlinkException {
+            link = BpfLink.attach(program, ifindex, BpfLink.Hook.TCX_INGRESS);
+        }
+
+        /**
+         * Attaches {@code program}, then detaches the one it replaces (so no datagram passes unhandled; a datagram the
+         * old one rewrote carries the mark the new one lets through). False, after one line, when the kernel refused:
+         * the caller tries again on its next call.
+         */
+        boolean swap(BpfProgram program) {
+            BpfLink old = link;
+            try {
+                link = BpfLink.attach(program, ifindex, BpfLink.Hook.TCX_INGRESS);
+                old.close();
+                return true;
+            } catch (NetlinkException | RuntimeException e) {
+                LOG.warn("udp ingress program swap failed, retrying error={}", e.getMessage());
+                return false;
+            }
+        }
 
         @Override
         public void close() {
@@ -111,11 +130,9 @@ final class KernelPath implements AutoCloseable {
     }
 
     private KernelPath(BpfMap routes, BpfMap sources, BpfMap own, BpfMap counters, BpfMap proof,
-            List<AutoCloseable> owned, RtNetlink netlink, int extIndex, IngressLink ingress, BpfProgram gpeFallback,
-            BpfProgram gpeFull) {
-        this.ingress = ingress;
-        this.gpeFull = gpeFull;
-        this.gpeFallback = gpeFallback;
+            List<AutoCloseable> owned, RtNetlink netlink, int extIndex, UdpKernelMode mode, GpePath gpe) {
+        this.mode = mode;
+        this.gpe = gpe;
         this.routes = routes;
         this.sources = sources;
         this.own = own;
@@ -130,25 +147,14 @@ final class KernelPath implements AutoCloseable {
      * Loads and attaches both programs, inert until {@link #own} and {@link #peers} fill the maps.
      * Returns null, after one log line saying why, where the kernel or the interface does not allow
      * it (no bpf(2) permission, a kernel before 6.6 without tcx, an external interface without an
-     * Ethernet header); the userspace path then carries everything.
+     * Ethernet header); the userspace path then carries everything. {@code mode}: not {@link UdpKernelMode#OFF};
+     * {@link UdpKernelMode#GPE} runs as {@link UdpKernelMode#ENCAP} where its device cannot be made; {@code gpePort}
+     * is that device's UDP port.
      */
-    /** What the programs do: both directions, or encapsulate only (the packet threads decapsulate). */
-    enum Mode { FULL, ENCAP, GPE }
-
-    /** The GPE device's UDP port (IANA's for VXLAN-GPE); {@link KernelPrograms#decap} refuses datagrams to it from outside. */
-    static final int GPE_PORT = 4790;
-
-    /** The GPE device's name: flannel0's with {@code -gpe}, or {@code jfl-gpe} where that is too long. */
-    static String gpeName(String tun) {
-        String n = tun + "-gpe";
-        return n.length() <= 15 ? n : "jfl-gpe";
-    }
-
-    static KernelPath open(String tun, ExternalInterface ext, int port) {
-        return open(tun, ext, port, Mode.FULL);
-    }
-
-    static KernelPath open(String tun, ExternalInterface ext, int port, Mode mode) {
+    static KernelPath open(String tun, ExternalInterface ext, int port, UdpKernelMode mode, int gpePort) {
+        if (!mode.attached()) {
+            throw new IllegalArgumentException("udp kernel datapath: nothing to attach in mode " + mode);
+        }
         List<AutoCloseable> owned = new ArrayList<>();
         RtNetlink nl = null;
         try {
@@ -168,41 +174,28 @@ final class KernelPath implements AutoCloseable {
             int nodeIp = Ip4Net.fromInet(ext.address());
             BpfProgram encap = keep(owned, BpfProgram.loadClassifier("jfl_udp_encap",
                     KernelPrograms.encap(routes, proof, counters, nodeIp, port, ext.index())));
-            int gpeMark = 0;
-            if (mode == Mode.GPE) {
-                gpeMark = gpeDevice(nl, owned, tun, tunIndex, counters);
-                if (gpeMark == 0) {
-                    mode = Mode.ENCAP;
+            GpePath.Programs gpePrograms = null;
+            if (mode == UdpKernelMode.GPE) {
+                gpePrograms = GpePath.load(nl, owned, tun, tunIndex, gpePort, counters, (deliver, toPort, gpeMark, trial) ->
+                        KernelPrograms.decap(sources, own, proof, counters, nodeIp, port, tunIndex, deliver, toPort, gpeMark, trial));
+                if (gpePrograms == null) {
+                    mode = UdpKernelMode.ENCAP;
                 }
             }
-            KernelPrograms.Deliver deliver = switch (mode) {
-                case FULL -> KernelPrograms.Deliver.REDIRECT;
-                case ENCAP -> KernelPrograms.Deliver.SOCKET;
-                case GPE -> KernelPrograms.Deliver.GPE;
-            };
-            BpfProgram decap = keep(owned, BpfProgram.loadClassifier("jfl_udp_decap",
-                    KernelPrograms.decap(sources, own, proof, counters, nodeIp, port, tunIndex, deliver, GPE_PORT, gpeMark)));
-            BpfProgram full = null;
-            if (mode == Mode.GPE) { // on trial first: a firewall that drops the GPE port then costs a few datagrams
-                BpfMap trial = keep(owned, BpfMap.create(BpfMap.Type.ARRAY, "jfl_udp_trial", 4, 8, 1));
-                full = decap;
-                decap = keep(owned, BpfProgram.loadClassifier("jfl_udp_decap", KernelPrograms.decap(sources, own, proof,
-                        counters, nodeIp, port, tunIndex, deliver, GPE_PORT, gpeMark, trial)));
-            }
-            BpfProgram fallback = mode != Mode.GPE ? null : keep(owned, BpfProgram.loadClassifier("jfl_udp_decap",
-                    KernelPrograms.decap(sources, own, proof, counters, nodeIp, port, tunIndex, false)));
+            BpfProgram decap = gpePrograms != null ? gpePrograms.trial() : keep(owned, BpfProgram.loadClassifier("jfl_udp_decap",
+                    KernelPrograms.decap(sources, own, proof, counters, nodeIp, port, tunIndex, mode == UdpKernelMode.FULL)));
             keep(owned, BpfLink.attach(encap, tunIndex, BpfLink.Hook.TCX_EGRESS));
-            IngressLink ingress = keep(owned, new IngressLink());
-            ingress.link = BpfLink.attach(decap, ext.index(), BpfLink.Hook.TCX_INGRESS);
+            IngressLink ingress = keep(owned, new IngressLink(ext.index()));
+            ingress.attach(decap);
             LOG.info("udp kernel datapath attached dev={} egress=jfl_udp_encap ext={} ingress=jfl_udp_decap port={} mode={}",
-                    tun, ext.name(), port, mode);
-            KernelPath path = new KernelPath(routes, sources, own, counters, proof, owned, nl, ext.index(), ingress, fallback,
-                    full);
+                    tun, ext.name(), port, mode.name());
+            GpePath gpe = gpePrograms != null ? new GpePath(gpePrograms, ingress) : null;
+            KernelPath path = new KernelPath(routes, sources, own, counters, proof, owned, nl, ext.index(), mode, gpe);
             KernelProbe probe = KernelProbe.start(path); // after the links: closed before them (reverse order)
             if (probe != null) {
                 owned.add(probe);
-            } else if (path.gpe()) { // nothing would watch the gpe path (checkGpe runs on the probe's thread)
-                path.fallBackFromGpe("no probe thread to watch it (CAP_NET_RAW?)", 0, 0);
+            } else if (gpe != null) { // nothing would watch the gpe path (checkGpe runs on the probe's thread)
+                gpe.fallBack("no probe thread to watch it (CAP_NET_RAW?)", 0, 0);
             }
             return path;
         } catch (NetlinkException | RuntimeException e) {
@@ -216,53 +209,7 @@ final class KernelPath implements AutoCloseable {
         }
     }
 
-    /**
-     * Makes the VXLAN-GPE device (removing a stale one of ours by name first), brings it up and attaches the gate
-     * ({@link KernelPrograms#gpeGate}) to its ingress; returns the mark the gate wants, or 0, after one line,
-     * where the kernel refuses (no VXLAN, the port taken): {@link Mode#ENCAP} then. What it made is in
-     * {@code owned} on success; on failure it is removed here.
-     */
-    private static int gpeDevice(RtNetlink nl, List<AutoCloseable> owned, String tun, int tunIndex, BpfMap counters) {
-        String name = gpeName(tun);
-        List<AutoCloseable> mine = new ArrayList<>();
-        try {
-            if (nl.link(name).isPresent()) {
-                nl.deleteLink(name);
-            }
-            nl.createVxlanGpe(name, GPE_PORT);
-            int index = nl.link(name).map(Link::index)
-                    .orElseThrow(() -> new NetlinkException("RTM_GETLINK", name, 19, "gpe device vanished"));
-            mine.add(new AutoCloseable() {
-                @Override
-                public void close() throws NetlinkException {
-                    nl.deleteLink(index);
-                }
-
-                @Override
-                public String toString() {
-                    return "gpe device " + name;
-                }
-            });
-            int mark = 0;
-            while (mark == 0) {
-                mark = new SecureRandom().nextInt();
-            }
-            BpfProgram gate = keep(mine, BpfProgram.loadClassifier("jfl_udp_gpe", KernelPrograms.gpeGate(counters, mark, tunIndex)));
-            keep(mine, BpfLink.attach(gate, index, BpfLink.Hook.TCX_INGRESS));
-            nl.setUp(index);
-            owned.addAll(mine);
-            LOG.info("udp kernel decapsulation through a vxlan-gpe device dev={} port={}", name, GPE_PORT);
-            return mark;
-        } catch (NetlinkException | RuntimeException e) {
-            LOG.warn("udp vxlan-gpe device unavailable, the packet threads decapsulate dev={} port={} error={}",
-                    name, GPE_PORT, e.getMessage());
-            Collections.reverse(mine);
-            closeAll(mine);
-            return 0;
-        }
-    }
-
-    private static <T extends AutoCloseable> T keep(List<AutoCloseable> owned, T resource) {
+    static <T extends AutoCloseable> T keep(List<AutoCloseable> owned, T resource) {
         owned.add(resource);
         return resource;
     }
@@ -372,96 +319,36 @@ final class KernelPath implements AutoCloseable {
         return out;
     }
 
-    /** Whether peers' kernel datagrams are decapsulated through the VXLAN-GPE device (until {@link #checkGpe} falls back). */
+    /** Whether peers' kernel datagrams are decapsulated through the VXLAN-GPE device (until {@link GpePath} falls back). */
     boolean gpe() {
-        return gpeFallback != null;
+        return gpe != null && gpe.active();
     }
 
     /** Whether the GPE path has delivered and every peer kernel datagram now takes it (its trial is over). */
     boolean gpeConfirmed() {
-        return gpeFallback != null && gpeFull == null;
+        return gpe != null && gpe.confirmed();
     }
 
     /**
-     * In {@link Mode#GPE}, called every few hundred milliseconds ({@link KernelProbe}'s thread). On trial (the node
-     * starts so: one datagram a second rewritten, the rest to the socket): the first datagram through the gate attaches
-     * the program that rewrites them all; {@link #GPE_LOST_TO_FALL_BACK} rewritten and none delivered fall back
-     * (below). After the trial: when a window of
-     * {@link #GPE_CHECK_NANOS} saw at least {@link #GPE_LOST_TO_FALL_BACK} datagrams rewritten for the GPE device and
-     * none reach flannel0 through its gate, something between them drops them (a host firewall that refuses UDP
-     * {@link #GPE_PORT} in its INPUT chain, the device taken down), and the ingress program is swapped for the
-     * encapsulate-only one: the packet threads decapsulate from then on ({@link Mode#ENCAP}), one line says so.
+     * The path peers' kernel datagrams take now, as {@code /metrics} labels it ({@link UdpNetwork#KERNEL_PATHS}):
+     * {@code full}, {@code encap} (also GPE's fallback), {@code gpe_trial} (GPE on trial: one datagram a second through
+     * the device, the rest to the packet threads) or {@code gpe}.
      */
+    String path() {
+        if (mode != UdpKernelMode.GPE) {
+            return mode.toString();
+        }
+        return gpe.confirmed() ? "gpe" : gpe.active() ? "gpe_trial" : "encap";
+    }
+
+    /** In {@link UdpKernelMode#GPE}, called every few hundred milliseconds ({@link KernelProbe}'s thread): {@link GpePath#check}. */
     void checkGpe(long now) {
-        BpfProgram fallback = gpeFallback;
-        if (fallback == null) {
+        GpePath g = gpe;
+        if (g == null || !g.active()) {
             return;
         }
         long[] c = counts();
-        long rewritten = c[KernelPrograms.COUNT_DECAP];
-        long delivered = c[KernelPrograms.COUNT_GATE];
-        BpfProgram full = gpeFull;
-        if (full != null) {
-            if (delivered > 0) {
-                if (swapIngress(full)) {
-                    gpeFull = null;
-                    gpeWindowStart = now;
-                    gpeRewritten = rewritten;
-                    gpeDelivered = delivered;
-                    LOG.info("udp vxlan-gpe path delivers, the kernel decapsulates every peer datagram rewritten={} delivered={}",
-                            rewritten, delivered);
-                }
-            } else if (rewritten >= GPE_LOST_TO_FALL_BACK) {
-                fallBackFromGpe("its trial delivered nothing (does the host's firewall accept UDP " + GPE_PORT + "?)",
-                        rewritten, delivered);
-            }
-            return;
-        }
-        if (gpeWindowStart != 0 && now - gpeWindowStart < GPE_CHECK_NANOS) {
-            return;
-        }
-        boolean lost = gpeWindowStart != 0 && rewritten - gpeRewritten >= GPE_LOST_TO_FALL_BACK && delivered == gpeDelivered;
-        gpeWindowStart = now;
-        gpeRewritten = rewritten;
-        gpeDelivered = delivered;
-        if (lost) {
-            fallBackFromGpe("it delivers nothing (does the host's firewall accept UDP " + GPE_PORT + "?)", rewritten, delivered);
-        }
-    }
-
-    /**
-     * Swaps the ingress program for the encapsulate-only one ({@link Mode#ENCAP}: the packet threads decapsulate from
-     * then on), attaching the new link before the old one goes so that no datagram passes unhandled; one line says why.
-     * A failed swap is logged and left to the next call.
-     */
-    void fallBackFromGpe(String why, long rewritten, long delivered) {
-        BpfProgram fallback = gpeFallback;
-        if (fallback == null) {
-            return;
-        }
-        if (swapIngress(fallback)) {
-            gpeFallback = null;
-            gpeFull = null;
-            LOG.warn("udp vxlan-gpe path left, the packet threads decapsulate: {} rewritten={} delivered={}",
-                    why, rewritten, delivered);
-        }
-    }
-
-    /**
-     * Attaches {@code program} to the external interface's ingress, then detaches the one it replaces (so no datagram
-     * passes unhandled; a datagram the old one rewrote carries the mark the new one lets through). False, after one
-     * line, when the kernel refused: the caller tries again on its next call.
-     */
-    private boolean swapIngress(BpfProgram program) {
-        BpfLink old = ingress.link;
-        try {
-            ingress.link = BpfLink.attach(program, extIndex, BpfLink.Hook.TCX_INGRESS);
-            old.close();
-            return true;
-        } catch (NetlinkException | RuntimeException e) {
-            LOG.warn("udp ingress program swap failed, retrying error={}", e.getMessage());
-            return false;
-        }
+        g.check(now, c[KernelPrograms.COUNT_DECAP], c[KernelPrograms.COUNT_GATE]);
     }
 
     /** Number of peers sent to from the kernel. */
@@ -473,12 +360,12 @@ final class KernelPath implements AutoCloseable {
     @Override
     public void close() {
         List<AutoCloseable> reversed = new ArrayList<>(owned);
-        java.util.Collections.reverse(reversed);
+        Collections.reverse(reversed);
         closeAll(reversed);
         netlink.close();
     }
 
-    private static void closeAll(List<AutoCloseable> resources) {
+    static void closeAll(List<AutoCloseable> resources) {
         for (AutoCloseable r : resources) {
             try {
                 r.close();

@@ -167,7 +167,7 @@ final class KernelPrograms {
 
     /**
      * {@link #decap} with {@code deliver} false: the program only keeps the senders' proofs and leaves
-     * every datagram to the socket (the packet threads decapsulate; see {@link KernelPath.Mode#ENCAP}).
+     * every datagram to the socket (the packet threads decapsulate; see {@link UdpKernelMode#ENCAP}).
      */
     static byte[] decap(BpfMap sources, BpfMap own, BpfMap proof, BpfMap counters, int nodeIp, int port, int tunIfindex,
             boolean deliver) {
@@ -205,7 +205,7 @@ final class KernelPrograms {
      * {@link #decap}; with {@link Deliver#GPE} and a {@code trial} map (an array of one 8-byte slot: the monotonic time of
      * the last rewrite), a trial program: it rewrites at most one datagram every {@link #TRIAL_GAP_NANOS} and leaves
      * the others to the socket, so that a node can learn whether the GPE path delivers (a host firewall may drop UDP to
-     * its port) at the cost of a few datagrams at most ({@link KernelPath#checkGpe}).
+     * its port) at the cost of a few datagrams at most ({@link GpePath#check}).
      */
     static byte[] decap(BpfMap sources, BpfMap own, BpfMap proof, BpfMap counters, int nodeIp, int port, int tunIfindex,
             Deliver deliver, int gpePort, int gpeMark, BpfMap trial) {

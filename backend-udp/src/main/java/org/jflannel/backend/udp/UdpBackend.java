@@ -93,6 +93,7 @@ public final class UdpBackend implements Backend {
         int port = port(conf);
         checkIpv4Only(conf);
         UdpOptions opts = options != null ? options : UdpOptions.fromEnvironment(env);
+        opts = checkGpePort(opts, port);
         int mtu = ext.mtu() - ENCAP_OVERHEAD;
         LOG.info("UDP config: Port={} interface={} mtu={} {}", port, ext.name(), mtu, opts);
         List<TunDevice> queues = openQueues(opts);
@@ -101,10 +102,7 @@ public final class UdpBackend implements Backend {
         List<UdpBatchSocket> sockets = new ArrayList<>();
         List<AutoCloseable> readers = new ArrayList<>();
         // attached before the lease is published, so that the lease says truly whether we decapsulate
-        KernelPath kernel = opts.kernel() && (opts.kernelDecap() || opts.offload())
-                ? KernelPath.open(tun.name(), ext, port, opts.kernelDecap() ? KernelPath.Mode.FULL
-                        : opts.kernelGpe() ? KernelPath.Mode.GPE : KernelPath.Mode.ENCAP)
-                : null;
+        KernelPath kernel = opts.kernelAttachable() ? KernelPath.open(tun.name(), ext, port, opts.kernel(), opts.gpePort()) : null;
         if (kernel != null) {
             readers.add(kernel); // closed first: the programs stop before the devices go
         }
@@ -214,6 +212,26 @@ public final class UdpBackend implements Backend {
             throw new ConfigException("Backend.Type", "udp backend cannot run Backend.Type " + conf.backend().type());
         }
         return cfg.port();
+    }
+
+    /**
+     * In {@link UdpKernelMode#GPE}, the VXLAN-GPE device's port must not be the backend's {@code port} (the external
+     * interface's program refuses datagrams to it from outside, and the device's socket would take the peers' datagrams
+     * from ours): refused, naming {@code JFLANNEL_UDP_GPE_PORT}, where that variable moved it there; where the backend's
+     * {@code Port} is the default GPE port itself (an upstream net-conf may say 4790), {@code gpe} runs as
+     * {@code encap}, with one line. Returns the options to run.
+     */
+    static UdpOptions checkGpePort(UdpOptions opts, int port) throws ConfigException {
+        if (opts.kernel() != UdpKernelMode.GPE || opts.gpePort() != port) {
+            return opts;
+        }
+        if (port != GpePath.DEFAULT_PORT) {
+            throw new ConfigException(UdpOptions.GPE_PORT_VARIABLE, UdpOptions.GPE_PORT_VARIABLE + ": expected a UDP port other than "
+                    + "the backend's Port " + port + ", got " + opts.gpePort());
+        }
+        LOG.warn("udp vxlan-gpe port is the backend's Port, the packet threads decapsulate (set {} to another port) port={}",
+                UdpOptions.GPE_PORT_VARIABLE, port);
+        return opts.withKernelMode(UdpKernelMode.ENCAP);
     }
 
     private void checkIpv4Only(NetConf conf) throws ConfigException {

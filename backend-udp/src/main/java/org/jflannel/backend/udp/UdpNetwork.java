@@ -92,11 +92,47 @@ public final class UdpNetwork implements Network {
     }
 
     /**
-     * The kernel datapath's packets: {@code [encapsulated, decapsulated, failed]} (a super-packet
-     * counts once); all zero without it.
+     * What {@link #kernelPath()} can say: {@code off} (no kernel datapath: switched off, or refused by the kernel),
+     * {@code encap} (the kernel encapsulates, the packet threads decapsulate; also where {@code gpe} fell back),
+     * {@code gpe_trial} (the VXLAN-GPE path on trial: one peer datagram a second through it), {@code gpe} (every peer
+     * kernel datagram through it) and {@code full}.
+     */
+    public static final List<String> KERNEL_PATHS = List.of("off", "encap", "gpe_trial", "gpe", "full");
+
+    /** The path peers' kernel datagrams take now, one of {@link #KERNEL_PATHS}. */
+    public String kernelPath() {
+        return kernel != null ? kernel.path() : "off";
+    }
+
+    /**
+     * The kernel datapath's counters, indexed by {@code KernelPrograms.COUNT_*}: {@code [encapsulated, decapsulated
+     * (with gpe: rewritten for the GPE device), failed halfway (dropped), refused for the GPE port (dropped), delivered
+     * by the GPE device's gate]} (a super-packet counts once; -1 where a slot could not be read); all zero without it.
      */
     public long[] kernelPackets() {
         return kernel != null ? kernel.counts() : new long[KernelPath.COUNTERS];
+    }
+
+    /**
+     * The kernel datapath's counters (a super-packet counts once; -1 where one could not be read; all zero without it).
+     *
+     * @param encapsulated packets flannel0's egress program sent to peers
+     * @param decapsulated peer datagrams the external interface's ingress program decapsulated (with {@code gpe}:
+     *                     rewrote for the GPE device)
+     * @param failed       packets a program dropped after a rewrite failed halfway
+     * @param refused      datagrams dropped for the GPE port: arriving on the external interface addressed to it, or
+     *                     reaching the GPE device's gate without our program's mark
+     * @param gpeDelivered packets the GPE device's gate handed to flannel0 (against {@code decapsulated}: whether
+     *                     the GPE path delivers)
+     */
+    public record KernelCounts(long encapsulated, long decapsulated, long failed, long refused, long gpeDelivered) {
+    }
+
+    /** {@link #kernelPackets()} by name. */
+    public KernelCounts kernelCounts() {
+        long[] k = kernelPackets();
+        return new KernelCounts(k[KernelPrograms.COUNT_ENCAP], k[KernelPrograms.COUNT_DECAP], k[KernelPrograms.COUNT_FAILED],
+                k[KernelPrograms.COUNT_REFUSED], k[KernelPrograms.COUNT_GATE]);
     }
 
     /** Number of peers the kernel datapath sends to. */

@@ -16,51 +16,61 @@ import org.jflannel.packet.TrainCoalescer;
  * sender thread, for the benchmark's comparison only. {@code JFLANNEL_UDP_VERIFY_CSUM} (off by
  * default) makes the coalescer sum every received TCP segment's payload to verify its checksum
  * before merging; off, it relies on the outer UDP checksum the kernel verified (see
- * {@link TrainCoalescer}). {@code JFLANNEL_UDP_KERNEL} attaches the kernel datapath
+ * {@link TrainCoalescer}). {@code JFLANNEL_UDP_KERNEL} picks the kernel datapath's {@link UdpKernelMode}
  * ({@link KernelPath}): {@code gpe} (the default) encapsulates in a tc program on flannel0's egress
- * and decapsulates through a VXLAN-GPE device (docs/benchmarks.md, "udp, session 11"), {@code encap}
- * (the default before, and the fallback where that device cannot be made) leaves decapsulation to the packet
- * threads, {@code full} (or {@code 1}) decapsulates in the
- * kernel too, {@code off} (or {@code 0}) leaves everything to the packet threads. The default was
- * decided by a same-run A/B on a switched underlay (docs/benchmarks.md, "udp, session 9"): the
- * kernel's encapsulation saves the sending node two copies and the segmenting, while the packet
- * threads hand the receiving pod whole super-packets, which the kernel's decapsulation cannot yet.
- * Encapsulating needs the offloads (a whole super-packet from a peer is written as one TSO packet).
+ * and decapsulates through a VXLAN-GPE device, {@code encap} (the default before, and the fallback
+ * where that device cannot be made or does not deliver) leaves decapsulation to the packet threads,
+ * {@code full} (or {@code 1}) decapsulates in the kernel with adjust_room, {@code off} (or {@code 0})
+ * leaves everything to the packet threads. The default was decided by same-run A/Bs against
+ * {@code encap} and kernel VXLAN on a switched underlay (docs/benchmarks.md, "udp, session 11"): the
+ * kernel's own tunnel receive path hands the receiving pod whole super-packets with no copy, which
+ * {@code full}'s adjust_room cannot on these kernels, and the sending side is {@code encap}'s (two
+ * copies and the segmenting saved; "udp, session 9"). Encapsulating needs the offloads (a whole
+ * super-packet from a peer is written as one TSO packet), so {@code encap} and {@code gpe} are refused
+ * without them and an unset variable then means {@code off}. {@code JFLANNEL_UDP_GPE_PORT} moves the local
+ * VXLAN-GPE device's UDP port off {@link GpePath#DEFAULT_PORT} (it never appears on the wire: the external
+ * interface's program rewrites a peer's datagram to it on the node itself); it must differ from the backend's
+ * {@code Port} ({@link UdpBackend#checkGpePort}).
  *
- * @param kernel      the kernel datapath's programs are attached (encapsulation at least)
- * @param kernelDecap with {@code kernel}: the kernel decapsulates too (else the packet threads do)
+ * @param kernel  the kernel datapath's mode ({@link UdpKernelMode#OFF}: none)
+ * @param gpePort with {@link UdpKernelMode#GPE}: the VXLAN-GPE device's local UDP port
  */
 public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues, boolean txHandoff,
-        boolean verifyChecksums, boolean kernel, boolean kernelDecap, boolean kernelGpe) {
+        boolean verifyChecksums, UdpKernelMode kernel, int gpePort) {
     static final int MAX_QUEUES = 16;
+    static final String KERNEL_VARIABLE = "JFLANNEL_UDP_KERNEL";
+    static final String GPE_PORT_VARIABLE = "JFLANNEL_UDP_GPE_PORT";
 
     public UdpOptions {
         if (queues < 1 || queues > MAX_QUEUES) {
             throw new IllegalArgumentException("udp queues: expected 1.." + MAX_QUEUES + ", got " + queues);
         }
-        kernelDecap = kernel && kernelDecap;
-        kernelGpe = kernel && !kernelDecap && kernelGpe;
+        if (kernel == null) {
+            throw new IllegalArgumentException("udp kernel: expected a mode (off, encap, gpe or full), got null");
+        }
+        if (gpePort < 1 || gpePort > 0xffff) {
+            throw new IllegalArgumentException("udp gpe port: expected 1..65535, got " + gpePort);
+        }
     }
 
-    public UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues, boolean txHandoff,
-            boolean verifyChecksums, boolean kernel, boolean kernelDecap) {
-        this(offload, gro, coalesce, queues, txHandoff, verifyChecksums, kernel, kernelDecap, false);
-    }
-
-    /** {@code kernel} true means both directions in the kernel, as before {@code kernelDecap} existed. */
-    public UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues, boolean txHandoff,
-            boolean verifyChecksums, boolean kernel) {
-        this(offload, gro, coalesce, queues, txHandoff, verifyChecksums, kernel, kernel);
+    /** The given switches, without the sender thread, the checksum pass or the kernel datapath. */
+    public UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues) {
+        this(offload, gro, coalesce, queues, false, false, UdpKernelMode.OFF, GpePath.DEFAULT_PORT);
     }
 
     /** The userspace fast path with everything on, one queue per CPU (at most 4); no kernel datapath. */
     public static UdpOptions defaults() {
-        return new UdpOptions(true, true, true, defaultQueues(), false, false, false);
+        return defaults(UdpKernelMode.OFF);
+    }
+
+    /** {@link #defaults()} with the kernel datapath in {@code kernel} mode. */
+    public static UdpOptions defaults(UdpKernelMode kernel) {
+        return new UdpOptions(true, true, true, defaultQueues(), false, false, kernel, GpePath.DEFAULT_PORT);
     }
 
     /** {@link #defaults()} plus the kernel datapath both ways ({@code JFLANNEL_UDP_KERNEL=full}). */
     public static UdpOptions withKernel() {
-        return new UdpOptions(true, true, true, defaultQueues(), false, false, true, true);
+        return defaults(UdpKernelMode.FULL);
     }
 
     /**
@@ -73,64 +83,58 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
 
     /** {@link #defaults()} plus the kernel's encapsulation only ({@code JFLANNEL_UDP_KERNEL=encap}). */
     public static UdpOptions withKernelEncap() {
-        return new UdpOptions(true, true, true, defaultQueues(), false, false, true, false);
+        return defaults(UdpKernelMode.ENCAP);
     }
 
     /** {@link #defaults()} plus the kernel's encapsulation, and decapsulation through a VXLAN-GPE device ({@code gpe}). */
     public static UdpOptions withKernelGpe() {
-        return new UdpOptions(true, true, true, defaultQueues(), false, false, true, false, true);
-    }
-
-    public UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues) {
-        this(offload, gro, coalesce, queues, false, false, false);
-    }
-
-    public UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues, boolean txHandoff) {
-        this(offload, gro, coalesce, queues, txHandoff, false, false);
-    }
-
-    public UdpOptions(boolean offload, boolean gro, boolean coalesce, int queues, boolean txHandoff,
-            boolean verifyChecksums) {
-        this(offload, gro, coalesce, queues, txHandoff, verifyChecksums, false);
+        return defaults(UdpKernelMode.GPE);
     }
 
     /** Upstream's path: one packet per read, write and datagram; one queue. */
     public static UdpOptions plain() {
-        return new UdpOptions(false, false, false, 1, false, false, false);
+        return new UdpOptions(false, false, false, 1);
     }
 
-    /** The same options with the kernel datapath on (both ways) or off. */
-    public UdpOptions kernel(boolean on) {
-        return new UdpOptions(offload, gro, coalesce, queues, txHandoff, verifyChecksums, on, on);
+    /** The same options with the kernel datapath in {@code mode}. */
+    public UdpOptions withKernelMode(UdpKernelMode mode) {
+        return new UdpOptions(offload, gro, coalesce, queues, txHandoff, verifyChecksums, mode, gpePort);
+    }
+
+    /** The same options with the VXLAN-GPE device on UDP {@code port}. */
+    public UdpOptions withGpePort(int port) {
+        return new UdpOptions(offload, gro, coalesce, queues, txHandoff, verifyChecksums, kernel, port);
+    }
+
+    /**
+     * Whether the kernel datapath is to be attached: its mode is not {@code off}, and the offloads it needs are on
+     * (a record built in code may ask for {@code encap} without them; {@link #fromEnvironment} refuses that).
+     */
+    boolean kernelAttachable() {
+        return kernel.attached() && (offload || !kernel.needsOffload());
     }
 
     public static UdpOptions fromEnvironment(Map<String, String> env) throws ConfigException {
         boolean offload = flag(env, "JFLANNEL_UDP_OFFLOAD");
-        String kernel = kernel(env, "JFLANNEL_UDP_KERNEL", offload);
         return new UdpOptions(offload, flag(env, "JFLANNEL_UDP_GRO"),
                 flag(env, "JFLANNEL_UDP_COALESCE"), queues(env, "JFLANNEL_UDP_QUEUES"),
                 flag(env, "JFLANNEL_UDP_TX_HANDOFF", false), flag(env, "JFLANNEL_UDP_VERIFY_CSUM", false),
-                !kernel.equals("off"), kernel.equals("full"), kernel.equals("gpe"));
+                kernel(env, KERNEL_VARIABLE, offload), port(env, GPE_PORT_VARIABLE, GpePath.DEFAULT_PORT));
     }
 
     /**
      * off, encap, gpe or full; unset: gpe, or off without the offloads (the packet threads could not
      * write a peer's whole super-packets to flannel0).
      */
-    private static String kernel(Map<String, String> env, String name, boolean offload) throws ConfigException {
+    private static UdpKernelMode kernel(Map<String, String> env, String name, boolean offload) throws ConfigException {
         String v = env.get(name);
         if (v == null || v.isBlank()) {
-            return offload ? "gpe" : "off";
+            return offload ? UdpKernelMode.GPE : UdpKernelMode.OFF;
         }
-        String mode = switch (v.strip().toLowerCase(Locale.ROOT)) {
-            case "0", "false", "off", "no" -> "off";
-            case "1", "true", "on", "yes", "full" -> "full";
-            case "encap" -> "encap";
-            case "gpe" -> "gpe";
-            default -> throw new ConfigException(name, name + ": expected off, encap, gpe or full (0/1 for off/full), got \"" + v + "\"");
-        };
-        if ((mode.equals("encap") || mode.equals("gpe")) && !offload) {
-            throw new ConfigException(name, name + "=encap needs JFLANNEL_UDP_OFFLOAD on (whole super-packets from peers)");
+        UdpKernelMode mode = UdpKernelMode.parse(v).orElseThrow(() -> new ConfigException(name,
+                name + ": expected off, encap, gpe or full (0/1 for off/full), got \"" + v + "\""));
+        if (mode.needsOffload() && !offload) {
+            throw new ConfigException(name, name + "=" + v.strip() + " needs JFLANNEL_UDP_OFFLOAD on (whole super-packets from peers)");
         }
         return mode;
     }
@@ -155,6 +159,22 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
         };
     }
 
+    private static int port(Map<String, String> env, String name, int dflt) throws ConfigException {
+        String v = env.get(name);
+        if (v == null || v.isBlank()) {
+            return dflt;
+        }
+        try {
+            int n = Integer.parseInt(v.strip());
+            if (n >= 1 && n <= 0xffff) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new ConfigException(name, name + ": expected a UDP port 1..65535, got \"" + v + "\"");
+    }
+
     private static int queues(Map<String, String> env, String name) throws ConfigException {
         String v = env.get(name);
         if (v == null || v.isBlank()) {
@@ -175,6 +195,6 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
     public String toString() {
         return "offload=" + offload + " gro=" + gro + " coalesce=" + coalesce + " queues=" + queues
                 + (txHandoff ? " txHandoff=true" : "") + (verifyChecksums ? " verifyChecksums=true" : "")
-                + " kernel=" + (!kernel ? "off" : kernelDecap ? "full" : kernelGpe ? "gpe" : "encap");
+                + " kernel=" + kernel + (gpePort != GpePath.DEFAULT_PORT ? " gpePort=" + gpePort : "");
     }
 }

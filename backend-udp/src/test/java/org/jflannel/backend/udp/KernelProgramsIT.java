@@ -192,7 +192,7 @@ class KernelProgramsIT {
     }
 
     /**
-     * The trial program (a GPE path on trial, {@link KernelPath#checkGpe}): of two datagrams back to back it rewrites
+     * The trial program (a GPE path on trial, {@link GpePath#check}): of two datagrams back to back it rewrites
      * the first and leaves the second to the socket untouched, so a path that does not deliver costs a datagram a second.
      */
     @Test

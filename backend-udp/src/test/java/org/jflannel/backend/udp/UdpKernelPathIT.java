@@ -37,6 +37,7 @@ class UdpKernelPathIT {
             UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", UdpOptions.withKernel());
             assertThat(na.kernelDatapath()).as("kernel datapath attached in A").isTrue();
             assertThat(nb.kernelDatapath()).isTrue();
+            assertThat(na.kernelPath()).isEqualTo("full");
             assertThat(a.subnets.published().backendData()).isEqualTo("{\"KernelDecap\":true}");
             assertThat(a.subnets.published().backendType()).isEmpty();
 
@@ -158,6 +159,7 @@ class UdpKernelPathIT {
             b.apply(LeaseEvent.added(Leases.published("10.244.1.0/24", a.subnets.published())));
 
             assertThat(na.kernelGpeConfirmed() || nb.kernelGpeConfirmed()).as("on trial until a datagram has passed the gate").isFalse();
+            assertThat(na.kernelPath()).isEqualTo("gpe_trial");
             assertThat(a.exec("ping", "-c", "3", "-W", "2", "-I", "10.244.1.1", "10.244.2.1")).contains("3 received");
             Wait.until("each kernel proved to the other, and each GPE path through its trial", Duration.ofSeconds(20), () -> {
                 a.execAnyExit("ping", "-c", "3", "-i", "0.2", "-W", "1", "-I", "10.244.1.1", "10.244.2.1");
@@ -188,6 +190,8 @@ class UdpKernelPathIT {
                     .isEqualTo(ka[KernelPrograms.COUNT_DECAP]);
             assertThat(kb[KernelPrograms.COUNT_GATE]).isEqualTo(kb[KernelPrograms.COUNT_DECAP]);
             assertThat(na.kernelGpe() && nb.kernelGpe()).as("both still on the GPE path").isTrue();
+            assertThat(na.kernelPath()).isEqualTo("gpe");
+            assertThat(na.kernelCounts().gpeDelivered()).isEqualTo(ka[KernelPrograms.COUNT_GATE]);
 
             // a well-formed VXLAN-GPE datagram to A's GPE port: from B's node, and from a process on A
             ByteBuffer icmp = Packets.ipv4("10.244.2.7", "10.244.1.1", 1, 64, 8);
@@ -197,7 +201,7 @@ class UdpKernelPathIT {
             icmp.get(gpe, 8, icmp.remaining());
             b.inside(() -> {
                 try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("192.0.2.2", 0))) {
-                    s.send(new DatagramPacket(gpe, gpe.length, new InetSocketAddress("192.0.2.1", KernelPath.GPE_PORT)));
+                    s.send(new DatagramPacket(gpe, gpe.length, new InetSocketAddress("192.0.2.1", GpePath.DEFAULT_PORT)));
                 }
                 return null;
             });
@@ -205,7 +209,7 @@ class UdpKernelPathIT {
                     () -> na.kernelPackets()[KernelPrograms.COUNT_REFUSED] == 1);
             a.inside(() -> {
                 try (DatagramSocket s = new DatagramSocket()) {
-                    s.send(new DatagramPacket(gpe, gpe.length, new InetSocketAddress("127.0.0.1", KernelPath.GPE_PORT)));
+                    s.send(new DatagramPacket(gpe, gpe.length, new InetSocketAddress("127.0.0.1", GpePath.DEFAULT_PORT)));
                 }
                 return null;
             });
@@ -221,16 +225,49 @@ class UdpKernelPathIT {
     }
 
     /**
+     * {@code JFLANNEL_UDP_GPE_PORT}: A's GPE device on another port than B's (the port is local: the programs rewrite a
+     * peer's 8285 datagram to it on the node itself), both paths deliver, and A refuses datagrams to its own port from
+     * the underlay, as it does for the default one.
+     */
+    @Test
+    void theGpeDeviceCanBeMovedToAnotherPortOnOneNode() throws Exception {
+        int moved = GpePath.DEFAULT_PORT + 1;
+        try (UdpNode a = UdpNode.create("uma"); UdpNode b = UdpNode.create("umb")) {
+            UdpTwoNodesIT.join(a, b);
+            UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", UdpOptions.withKernelGpe().withGpePort(moved));
+            UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", UdpOptions.withKernelGpe());
+            assertThat(a.ip("-d", "link", "show", "flannel0-gpe")).as("A's GPE device").contains("dstport " + moved);
+            assertThat(b.ip("-d", "link", "show", "flannel0-gpe")).contains("dstport " + GpePath.DEFAULT_PORT);
+            a.apply(LeaseEvent.added(Leases.published("10.244.2.0/24", b.subnets.published())));
+            b.apply(LeaseEvent.added(Leases.published("10.244.1.0/24", a.subnets.published())));
+            Wait.until("both GPE paths through their trials", Duration.ofSeconds(20), () -> {
+                a.execAnyExit("ping", "-c", "3", "-i", "0.2", "-W", "1", "-I", "10.244.1.1", "10.244.2.1");
+                return na.kernelGpeConfirmed() && nb.kernelGpeConfirmed();
+            });
+            UdpTwoNodesIT.assertTcpStreamArrivesIntact(b, a, "10.244.1.1", 4 << 20);
+            assertThat(na.kernelCounts().gpeDelivered()).as("A's gate on port %d delivered", moved).isPositive();
+            b.inside(() -> {
+                try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("192.0.2.2", 0))) {
+                    // 64 bytes: long enough for the program to read the headers it checks
+                    s.send(new DatagramPacket(new byte[64], 64, new InetSocketAddress("192.0.2.1", moved)));
+                }
+                return null;
+            });
+            Wait.until("dropped on A's underlay", Duration.ofSeconds(10), () -> na.kernelCounts().refused() == 1);
+        }
+    }
+
+    /**
      * A node whose firewall drops UDP to the GPE port (the rewritten datagrams cross its INPUT chain): the datagrams it
      * rewrites never reach its GPE device's gate, so it swaps its ingress program for the encapsulate-only one within
      * a few seconds of traffic, and from then on its packet threads take the peer's kernel datagrams: ping and TCP both
-     * ways intact. Fails without {@link KernelPath#checkGpe} (the peer's kernel datagrams would be lost for good).
+     * ways intact. Fails without {@link GpePath#check} (the peer's kernel datagrams would be lost for good).
      */
     @Test
     void aNodeWhoseFirewallDropsTheGpePortFallsBackToThePacketThreads() throws Exception {
         try (UdpNode a = UdpNode.create("ufa"); UdpNode b = UdpNode.create("ufb")) {
             UdpTwoNodesIT.join(a, b);
-            a.exec("iptables", "-A", "INPUT", "-p", "udp", "--dport", String.valueOf(KernelPath.GPE_PORT), "-j", "DROP");
+            a.exec("iptables", "-A", "INPUT", "-p", "udp", "--dport", String.valueOf(GpePath.DEFAULT_PORT), "-j", "DROP");
             UdpNetwork na = a.register("10.244.1.0/24", "ul0", "192.0.2.1", UdpOptions.withKernelGpe());
             UdpNetwork nb = b.register("10.244.2.0/24", "ul0", "192.0.2.2", UdpOptions.withKernelGpe());
             assertThat(na.kernelGpe()).as("A starts on the GPE path").isTrue();
@@ -242,9 +279,10 @@ class UdpKernelPathIT {
                 return !na.kernelGpe();
             });
             assertThat(nb.kernelGpe()).as("B's path delivers: B stays").isTrue();
+            assertThat(na.kernelPath()).as("A's path after the fallback").isEqualTo("encap");
             // on trial A rewrote one datagram a second: only those few were lost before it fell back (ping sent ~5 a second)
             assertThat(na.kernelPackets()[KernelPrograms.COUNT_DECAP]).as("datagrams A's program rewrote, all lost")
-                    .isBetween((long) KernelPath.GPE_LOST_TO_FALL_BACK, (long) KernelPath.GPE_LOST_TO_FALL_BACK + 1);
+                    .isBetween((long) GpePath.LOST_TO_FALL_BACK, (long) GpePath.LOST_TO_FALL_BACK + 1);
             assertThat(a.exec("ping", "-c", "3", "-W", "2", "-I", "10.244.1.1", "10.244.2.1")).contains("3 received");
             long fromPeers = na.counters().packetsFromPeers();
             UdpTwoNodesIT.assertTcpStreamArrivesIntact(a, b, "10.244.2.1", 8 << 20);

@@ -33,10 +33,10 @@ class UdpTwoNodesIT {
         return Stream.of(
                 new UdpOptions(true, true, true, 2),    // all on, multi-queue
                 new UdpOptions(true, true, true, 1),    // all on, one queue
-                new UdpOptions(true, true, true, 2, false, true), // all on, inner checksums verified before merging
+                new UdpOptions(true, true, true, 2, false, true, UdpKernelMode.OFF, GpePath.DEFAULT_PORT), // all on, inner checksums verified before merging
                 new UdpOptions(true, false, true, 2),   // no GRO: recvmmsg slots, still coalesced
                 new UdpOptions(true, true, false, 1),   // GRO trains written segment by segment
-                new UdpOptions(true, true, true, 1, true), // sends handed to a sender thread (comparison only)
+                new UdpOptions(true, true, true, 1, true, false, UdpKernelMode.OFF, GpePath.DEFAULT_PORT), // sends handed to a sender thread (comparison only)
                 new UdpOptions(false, false, false, 1)); // upstream's plain path
     }
 

@@ -93,7 +93,7 @@ class UdpUpstreamInteropIT {
                 } else {
                     assertThat(na.kernelPackets()[KernelPrograms.COUNT_ENCAP]).as("nothing sent to B by the kernel datapath").isZero();
                 }
-                if (options.kernel()) {
+                if (options.kernel().attached()) {
                     assertThat(na.kernelDatapath()).isTrue();
                     assertThat(na.kernelPackets()[KernelPrograms.COUNT_DECAP]).as("B's datagrams decapsulated in our kernel")
                             .isGreaterThan(2800);

@@ -166,31 +166,78 @@ final class Backends {
         });
     }
 
-    /** Packets each way and drops by reason, from the UDP backend's counters (as deltas). */
+    /** What the UDP backend's scrape hook reads: {@link UdpNetwork}'s counters and its kernel datapath's state. */
+    interface UdpSource {
+        UdpCounters counters();
+
+        UdpNetwork.KernelCounts kernelCounts();
+
+        /** One of {@link UdpNetwork#KERNEL_PATHS}. */
+        String kernelPath();
+    }
+
     private static void bridgeUdp(UdpNetwork udp, Metrics metrics) {
-        UdpCounters.Drop[] reasons = UdpCounters.Drop.values();
-        long[] last = new long[4 + reasons.length];
-        metrics.addScrapeHook(() -> {
-            synchronized (last) {
-                UdpCounters c = udp.counters();
-                long[] now = new long[last.length];
-                now[0] = c.packetsToPeers();
-                now[1] = c.packetsFromPeers();
-                for (int i = 0; i < reasons.length; i++) {
-                    now[2 + i] = c.drops(reasons[i]);
-                }
-                long[] kernel = udp.kernelPackets();
-                now[2 + reasons.length] = kernel[0];
-                now[3 + reasons.length] = kernel[1];
-                metrics.addUdpPackets("to_peers", now[0] - last[0]);
-                metrics.addUdpPackets("from_peers", now[1] - last[1]);
-                for (int i = 0; i < reasons.length; i++) {
-                    metrics.addUdpDrops(reasons[i].name().toLowerCase(java.util.Locale.ROOT), now[2 + i] - last[2 + i]);
-                }
-                metrics.addUdpKernelPackets("to_peers", now[2 + reasons.length] - last[2 + reasons.length]);
-                metrics.addUdpKernelPackets("from_peers", now[3 + reasons.length] - last[3 + reasons.length]);
-                System.arraycopy(now, 0, last, 0, now.length);
+        metrics.addScrapeHook(udpScrapeHook(new UdpSource() {
+            @Override
+            public UdpCounters counters() {
+                return udp.counters();
             }
-        });
+
+            @Override
+            public UdpNetwork.KernelCounts kernelCounts() {
+                return udp.kernelCounts();
+            }
+
+            @Override
+            public String kernelPath() {
+                return udp.kernelPath();
+            }
+        }, metrics));
+    }
+
+    /**
+     * Packets each way and drops by reason, from the UDP backend's counters, and its kernel datapath's packets, drops,
+     * GPE deliveries (as deltas) and path (a gauge: 1 for the path it is on, 0 for the others).
+     */
+    static Runnable udpScrapeHook(UdpSource udp, Metrics metrics) {
+        UdpCounters.Drop[] reasons = UdpCounters.Drop.values();
+        Deltas d = new Deltas(7 + reasons.length);
+        int k = 2 + reasons.length;
+        return () -> {
+            synchronized (d) {
+                UdpCounters c = udp.counters();
+                metrics.addUdpPackets("to_peers", d.next(0, c.packetsToPeers()));
+                metrics.addUdpPackets("from_peers", d.next(1, c.packetsFromPeers()));
+                for (int i = 0; i < reasons.length; i++) {
+                    metrics.addUdpDrops(reasons[i].name().toLowerCase(java.util.Locale.ROOT), d.next(2 + i, c.drops(reasons[i])));
+                }
+                UdpNetwork.KernelCounts kernel = udp.kernelCounts();
+                metrics.addUdpKernelPackets("to_peers", d.next(k, kernel.encapsulated()));
+                metrics.addUdpKernelPackets("from_peers", d.next(k + 1, kernel.decapsulated()));
+                metrics.addUdpKernelDrops("rewrite_failed", d.next(k + 2, kernel.failed()));
+                metrics.addUdpKernelDrops("gpe_port", d.next(k + 3, kernel.refused()));
+                metrics.addUdpKernelGpeDelivered(d.next(k + 4, kernel.gpeDelivered()));
+                metrics.setUdpKernelPath(UdpNetwork.KERNEL_PATHS, udp.kernelPath());
+            }
+        };
+    }
+
+    /** The last value of each of a backend's counters, to hand them to {@link Metrics} as deltas. */
+    private static final class Deltas {
+        private final long[] last;
+
+        Deltas(int n) {
+            last = new long[n];
+        }
+
+        /** The growth of counter {@code i} since the last call; 0 for an unreadable (negative) value, which is skipped. */
+        long next(int i, long now) {
+            if (now < 0) {
+                return 0;
+            }
+            long delta = now - last[i];
+            last[i] = now;
+            return delta;
+        }
     }
 }

@@ -24,7 +24,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *   <li>{@code flanneld_errors_total{kind}}: errors by kind (lease, apply, reconcile, iptables, blackhole, ...)</li>
  *   <li>{@code flanneld_udp_packets_total{direction}}, {@code flanneld_udp_dropped_packets_total{reason}}: the UDP
  *       backend's forwarding (only with Backend.Type udp); {@code flanneld_udp_kernel_packets_total{direction}}:
- *       what its kernel datapath carried instead</li>
+ *       what its kernel datapath carried instead; {@code flanneld_udp_kernel_dropped_packets_total{reason}}: what its
+ *       programs dropped ({@code rewrite_failed}, {@code gpe_port}); {@code flanneld_udp_kernel_gpe_delivered_packets_total}:
+ *       what the VXLAN-GPE device's gate handed to flannel0; {@code flanneld_udp_kernel_path{path}}: 1 for the path peers'
+ *       kernel datagrams take ({@code off}, {@code encap}, {@code gpe_trial}, {@code gpe}, {@code full}), 0 for the others</li>
  *   <li>{@code flanneld_peer_reachable{peer,subnet}}: 1 when the last probe round through the overlay to that
  *       peer passed, 0 when it failed (Ours, issue 12; absent before the first round and with probing off)</li>
  *   <li>{@code flanneld_peer_probe_rtt_seconds}: round-trip time of the small overlay probes that were answered</li>
@@ -59,6 +62,16 @@ public final class Metrics {
     private final Counter udpKernelPackets = Counter.builder().name("flanneld_udp_kernel_packets_total")
             .help("Packets the UDP backend's kernel datapath encapsulated (to_peers) or decapsulated (from_peers); "
                     + "a TCP super-packet counts once").labelNames("direction").withoutExemplars().register(registry);
+    private final Counter udpKernelDrops = Counter.builder().name("flanneld_udp_kernel_dropped_packets_total")
+            .help("Packets the UDP backend's kernel datapath dropped, by reason (rewrite_failed: a rewrite failed halfway; "
+                    + "gpe_port: addressed to the VXLAN-GPE port from outside, or at its gate without our mark)")
+            .labelNames("reason").withoutExemplars().register(registry);
+    private final Counter udpKernelGpeDelivered = Counter.builder().name("flanneld_udp_kernel_gpe_delivered_packets_total")
+            .help("Packets the UDP backend's VXLAN-GPE device handed to flannel0 (against flanneld_udp_kernel_packets_total"
+                    + "{direction=\"from_peers\"}: whether that path delivers)").withoutExemplars().register(registry);
+    private final Gauge udpKernelPath = Gauge.builder().name("flanneld_udp_kernel_path")
+            .help("1 for the path peers' kernel datagrams take on this node (off, encap, gpe_trial, gpe, full), 0 for the others")
+            .labelNames("path").withoutExemplars().register(registry);
     private final Counter udpDrops = Counter.builder().name("flanneld_udp_dropped_packets_total")
             .help("Packets dropped by the UDP backend, by reason").labelNames("reason").withoutExemplars().register(registry);
 
@@ -113,6 +126,25 @@ public final class Metrics {
     public void addUdpKernelPackets(String direction, long count) {
         if (count > 0) {
             udpKernelPackets.labelValues(direction).inc(count);
+        }
+    }
+
+    public void addUdpKernelDrops(String reason, long count) {
+        if (count > 0) {
+            udpKernelDrops.labelValues(reason).inc(count);
+        }
+    }
+
+    public void addUdpKernelGpeDelivered(long count) {
+        if (count > 0) {
+            udpKernelGpeDelivered.inc(count);
+        }
+    }
+
+    /** {@code current} 1 and every other of {@code paths} 0. */
+    public void setUdpKernelPath(List<String> paths, String current) {
+        for (String p : paths) {
+            udpKernelPath.labelValues(p).set(p.equals(current) ? 1 : 0);
         }
     }
 

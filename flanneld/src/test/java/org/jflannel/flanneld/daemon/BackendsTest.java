@@ -4,11 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.Inet4Address;
+import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
 import org.jflannel.backend.extension.AllocBackend;
 import org.jflannel.backend.extension.ExtensionBackend;
 import org.jflannel.backend.hostgw.HostGwBackend;
+import org.jflannel.backend.udp.UdpCounters;
+import org.jflannel.backend.udp.UdpNetwork;
 import org.jflannel.core.ExternalInterface;
+import org.jflannel.flanneld.health.Metrics;
 import org.junit.jupiter.api.Test;
 
 class BackendsTest {
@@ -47,5 +52,81 @@ class BackendsTest {
         assertThatThrownBy(() -> Backends.create("host-gw", nat, null, Runnable::run)).isInstanceOf(StartupError.class)
                 .hasMessage("Error fetching backend: your PublicIP differs from interface IP, meaning that probably "
                         + "you're on a NAT, which is not supported by host-gw backend");
+    }
+
+    /** A UDP network whose counters the test sets. */
+    static final class FakeUdp implements Backends.UdpSource {
+        final UdpCounters counters = new UdpCounters();
+        volatile UdpNetwork.KernelCounts kernel = new UdpNetwork.KernelCounts(0, 0, 0, 0, 0);
+        volatile String path = "off";
+
+        @Override
+        public UdpCounters counters() {
+            return counters;
+        }
+
+        @Override
+        public UdpNetwork.KernelCounts kernelCounts() {
+            return kernel;
+        }
+
+        @Override
+        public String kernelPath() {
+            return path;
+        }
+    }
+
+    static String scrape(Metrics metrics) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        metrics.writeText(out);
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void theUdpScrapeHookCopiesTheKernelDatapathsCountersAsDeltasAndItsPath() throws Exception {
+        Metrics metrics = new Metrics();
+        FakeUdp udp = new FakeUdp();
+        metrics.addScrapeHook(Backends.udpScrapeHook(udp, metrics));
+        udp.kernel = new UdpNetwork.KernelCounts(10, 20, 3, 4, 19);
+        udp.path = "gpe_trial";
+        assertThat(scrape(metrics)).contains(
+                "flanneld_udp_kernel_packets_total{direction=\"to_peers\"} 10.0",
+                "flanneld_udp_kernel_packets_total{direction=\"from_peers\"} 20.0",
+                "flanneld_udp_kernel_dropped_packets_total{reason=\"rewrite_failed\"} 3.0",
+                "flanneld_udp_kernel_dropped_packets_total{reason=\"gpe_port\"} 4.0",
+                "flanneld_udp_kernel_gpe_delivered_packets_total 19.0",
+                "flanneld_udp_kernel_path{path=\"gpe_trial\"} 1.0",
+                "flanneld_udp_kernel_path{path=\"gpe\"} 0.0",
+                "flanneld_udp_kernel_path{path=\"encap\"} 0.0",
+                "flanneld_udp_kernel_path{path=\"off\"} 0.0",
+                "flanneld_udp_kernel_path{path=\"full\"} 0.0");
+
+        // the next scrape adds what grew; an unreadable slot (-1) adds nothing and is not taken as the new base
+        udp.kernel = new UdpNetwork.KernelCounts(15, -1, 3, 6, 40);
+        udp.path = "encap";
+        String second = scrape(metrics);
+        assertThat(second).contains(
+                "flanneld_udp_kernel_packets_total{direction=\"to_peers\"} 15.0",
+                "flanneld_udp_kernel_packets_total{direction=\"from_peers\"} 20.0",
+                "flanneld_udp_kernel_dropped_packets_total{reason=\"rewrite_failed\"} 3.0",
+                "flanneld_udp_kernel_dropped_packets_total{reason=\"gpe_port\"} 6.0",
+                "flanneld_udp_kernel_gpe_delivered_packets_total 40.0",
+                "flanneld_udp_kernel_path{path=\"encap\"} 1.0",
+                "flanneld_udp_kernel_path{path=\"gpe_trial\"} 0.0");
+        udp.kernel = new UdpNetwork.KernelCounts(15, 25, 3, 6, 40);
+        assertThat(scrape(metrics)).contains("flanneld_udp_kernel_packets_total{direction=\"from_peers\"} 25.0");
+    }
+
+    @Test
+    void everyKernelPathTheUdpNetworkCanReportIsAGaugeLabel() throws Exception {
+        Metrics metrics = new Metrics();
+        FakeUdp udp = new FakeUdp();
+        metrics.addScrapeHook(Backends.udpScrapeHook(udp, metrics));
+        for (String p : UdpNetwork.KERNEL_PATHS) {
+            udp.path = p;
+            String body = scrape(metrics);
+            assertThat(body).contains("flanneld_udp_kernel_path{path=\"" + p + "\"} 1.0");
+            assertThat(body.lines().filter(l -> l.startsWith("flanneld_udp_kernel_path{") && l.endsWith(" 1.0"))).hasSize(1);
+        }
     }
 }
