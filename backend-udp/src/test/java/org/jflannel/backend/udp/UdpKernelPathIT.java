@@ -115,20 +115,20 @@ class UdpKernelPathIT {
             // a UDP datagram from B's stack: its checksum is left partial, and A's packet threads hand it on as such
             assertUdpDatagramArrives(b, a);
 
-            // the last segments and ACKs of the streams may still be crossing: wait until each side has taken all
-            Wait.until("A's packet threads took every packet B's kernel sent, and B's kernel every one A's sent",
-                    Duration.ofSeconds(10), () -> na.counters().packetsFromPeers() == nb.kernelPackets()[KernelPrograms.COUNT_ENCAP]
-                            && nb.kernelPackets()[KernelPrograms.COUNT_DECAP] == na.kernelPackets()[KernelPrograms.COUNT_ENCAP]);
-            long[] ka = na.kernelPackets();
-            long[] kb = nb.kernelPackets();
-            assertThat(ka[KernelPrograms.COUNT_DECAP]).as("A's kernel decapsulates nothing").isZero();
-            assertThat(kb[KernelPrograms.COUNT_ENCAP]).as("B's kernel encapsulated to A").isGreaterThan(3);
-            assertThat(na.counters().packetsFromPeers()).as("A's packet threads took every one of them")
-                    .isEqualTo(kb[KernelPrograms.COUNT_ENCAP]);
-            assertThat(kb[KernelPrograms.COUNT_DECAP]).as("B's kernel took every packet A's kernel sent")
-                    .isEqualTo(ka[KernelPrograms.COUNT_ENCAP]);
+            // the last segments and ACKs of the streams may still be crossing: wait until each side has taken all,
+            // then assert on that one snapshot (a fresh read could meet a straggler counted on one side only)
+            Ledger l = Wait.until("A's packet threads took every packet B's kernel sent, and B's kernel every one A's sent",
+                    Duration.ofSeconds(10), () -> Ledger.of(na, nb),
+                    x -> x.fromPeersA() == x.kb()[KernelPrograms.COUNT_ENCAP]
+                            && x.kb()[KernelPrograms.COUNT_DECAP] == x.ka()[KernelPrograms.COUNT_ENCAP]);
+            assertThat(l.ka()[KernelPrograms.COUNT_DECAP]).as("A's kernel decapsulates nothing").isZero();
+            assertThat(l.kb()[KernelPrograms.COUNT_ENCAP]).as("B's kernel encapsulated to A").isGreaterThan(3);
+            assertThat(l.fromPeersA()).as("A's packet threads took every one of them")
+                    .isEqualTo(l.kb()[KernelPrograms.COUNT_ENCAP]);
+            assertThat(l.kb()[KernelPrograms.COUNT_DECAP]).as("B's kernel took every packet A's kernel sent")
+                    .isEqualTo(l.ka()[KernelPrograms.COUNT_ENCAP]);
             // 32 MB from B in far fewer datagrams than 1,472-byte segments would need: super-packets arrived whole
-            assertThat(na.counters().packetsFromPeers()).isLessThan((32 << 20) / 1420 / 4);
+            assertThat(l.fromPeersA()).isLessThan((32 << 20) / 1420 / 4);
             assertThat(na.counters().drops(Drop.MALFORMED) + na.counters().drops(Drop.TUN_WRITE_FAILED)).isZero();
             na.close();
             nb.close();
@@ -169,22 +169,21 @@ class UdpKernelPathIT {
             UdpTwoNodesIT.assertTcpStreamArrivesIntact(b, a, "10.244.1.1", 32 << 20);
             assertUdpDatagramArrives(b, a);
 
-            Wait.until("every packet one kernel sent, the other kernel or the packet threads took", Duration.ofSeconds(10), () -> {
-                long[] ka = na.kernelPackets();
-                long[] kb = nb.kernelPackets();
-                return ka[KernelPrograms.COUNT_ENCAP] == kb[KernelPrograms.COUNT_DECAP] + nb.counters().packetsFromPeers()
-                        - na.counters().packetsToPeers()
-                        && kb[KernelPrograms.COUNT_ENCAP] == ka[KernelPrograms.COUNT_DECAP] + na.counters().packetsFromPeers()
-                        - nb.counters().packetsToPeers();
-            });
-            long[] ka = na.kernelPackets();
-            long[] kb = nb.kernelPackets();
+            // both ledgers balanced, and each gate passed every datagram its node rewrote: all in one snapshot
+            Ledger l = Wait.until("every packet one kernel sent, the other kernel or the packet threads took, and each gate"
+                    + " passed every datagram its node rewrote", Duration.ofSeconds(10), () -> Ledger.of(na, nb),
+                    x -> x.ka()[KernelPrograms.COUNT_ENCAP] == x.kb()[KernelPrograms.COUNT_DECAP] + x.fromPeersB() - x.toPeersA()
+                            && x.kb()[KernelPrograms.COUNT_ENCAP] == x.ka()[KernelPrograms.COUNT_DECAP] + x.fromPeersA() - x.toPeersB()
+                            && x.ka()[KernelPrograms.COUNT_GATE] == x.ka()[KernelPrograms.COUNT_DECAP]
+                            && x.kb()[KernelPrograms.COUNT_GATE] == x.kb()[KernelPrograms.COUNT_DECAP]);
+            long[] ka = l.ka();
+            long[] kb = l.kb();
             assertThat(ka[KernelPrograms.COUNT_FAILED] + kb[KernelPrograms.COUNT_FAILED] + ka[KernelPrograms.COUNT_REFUSED]
                     + kb[KernelPrograms.COUNT_REFUSED]).isZero();
             // 32 MB each way in far fewer packets than 1,472-byte segments would need: super-packets crossed whole
             assertThat(ka[KernelPrograms.COUNT_DECAP]).as("packets A's kernel took").isGreaterThan(3).isLessThan((32 << 20) / 1420 / 4);
             assertThat(kb[KernelPrograms.COUNT_DECAP]).isGreaterThan(3).isLessThan((32 << 20) / 1420 / 4);
-            assertThat(na.counters().packetsFromPeers() + nb.counters().packetsFromPeers())
+            assertThat(l.fromPeersA() + l.fromPeersB())
                     .as("what the packet threads took (before the proofs)").isLessThan(100);
             assertThat(ka[KernelPrograms.COUNT_GATE]).as("every datagram A rewrote passed its gate")
                     .isEqualTo(ka[KernelPrograms.COUNT_DECAP]);
@@ -339,6 +338,20 @@ class UdpKernelPathIT {
             assertThat(nb.counters().drops(Drop.MALFORMED) + na.counters().drops(Drop.MALFORMED)).isZero();
             na.close();
             nb.close();
+        }
+    }
+
+    /** Both nodes' kernel counters and packet-thread counters, read together. */
+    private record Ledger(long[] ka, long[] kb, long fromPeersA, long fromPeersB, long toPeersA, long toPeersB) {
+        static Ledger of(UdpNetwork na, UdpNetwork nb) {
+            return new Ledger(na.kernelPackets(), nb.kernelPackets(), na.counters().packetsFromPeers(),
+                    nb.counters().packetsFromPeers(), na.counters().packetsToPeers(), nb.counters().packetsToPeers());
+        }
+
+        @Override
+        public String toString() {
+            return "A kernel " + java.util.Arrays.toString(ka) + " B kernel " + java.util.Arrays.toString(kb) + " A threads from/to "
+                    + fromPeersA + "/" + toPeersA + " B threads from/to " + fromPeersB + "/" + toPeersB;
         }
     }
 

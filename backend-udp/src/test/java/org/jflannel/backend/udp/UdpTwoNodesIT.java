@@ -9,6 +9,7 @@ import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.jflannel.backend.udp.UdpCounters.Drop;
@@ -69,6 +70,11 @@ class UdpTwoNodesIT {
 
             assertThat(a.exec("ping", "-c", "3", "-W", "2", "-I", "10.244.1.1", "10.244.2.1")).contains("3 received");
             assertThat(a.exec("ping", "-c", "2", "-W", "2", "10.244.2.0")).as("from flannel0's own address").contains("2 received");
+            // the packet threads count after delivering, and the malformed datagram may sit on another queue's
+            // socket: the last reply can reach ping before its count, so wait for the counts, then assert them
+            Wait.until("A's and B's packet threads counted the 5 echoes and the malformed datagram", Duration.ofSeconds(10),
+                    () -> na.counters().packetsToPeers() >= 5 && na.counters().packetsFromPeers() >= 5
+                            && nb.counters().packetsFromPeers() >= 5 && na.counters().drops(Drop.MALFORMED) >= 1);
             assertThat(na.counters().packetsToPeers()).isGreaterThanOrEqualTo(5);
             assertThat(na.counters().packetsFromPeers()).isGreaterThanOrEqualTo(5);
             assertThat(nb.counters().packetsFromPeers()).isGreaterThanOrEqualTo(5);
@@ -117,7 +123,7 @@ class UdpTwoNodesIT {
             n.close();
             n.close();
             assertThat(a.link("flannel0")).isNull();
-            Wait.until("udp reader threads ended", java.time.Duration.ofSeconds(5), () ->
+            Wait.until("udp reader threads ended", Duration.ofSeconds(10), () ->
                     Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().startsWith("udp-")));
         }
     }
