@@ -109,9 +109,19 @@ public final class Prober implements AutoCloseable {
         this.socket = socket;
         this.nl = nl;
         this.entries = new EntryDumps(nl, settings.vxlanDevice());
-        this.schedule = new ProbeSchedule(settings.interval(), 0.1, ThreadLocalRandom.current());
+        this.schedule = schedule(settings);
         this.thread = new Thread(this::loop, "peer-probe");
         this.thread.setDaemon(true);
+    }
+
+    /**
+     * The schedule of {@code settings}' rounds: made on the starting thread, drawn from on the probe thread, so each
+     * draw asks the drawing thread's own {@link ThreadLocalRandom}. (The instance {@code current()} returns here,
+     * used on another thread, reads that thread's never-seeded state: the same jitter in every process, so all
+     * nodes' rounds fell into step.)
+     */
+    static ProbeSchedule schedule(ProbeSettings settings) {
+        return new ProbeSchedule(settings.interval(), 0.1, () -> ThreadLocalRandom.current().nextLong());
     }
 
     /** Opens the sockets in the calling thread's namespace and starts the {@code peer-probe} thread. */
