@@ -436,6 +436,26 @@ for r in $(seq 1 "$ROUNDS"); do
     done
 done
 if [ "$BACKEND" = udp ]; then # where the udp backend lost packets: TUN queue, socket buffers, the daemon's own drops
+    # Each pair's ledger from one moment: the peer probes (two echoes and two replies each way per round) are real
+    # traffic, so two nodes read a few hundred ms apart can differ by a round; node X is read again after Y until it
+    # did not move in between (docs/configuration.md, the udp metrics).
+    sent_received() { # ns → "sent received": datagrams to and from peers, kernel datapath and packet threads
+        nsx "$1" python3 -c 'import re,urllib.request
+m=urllib.request.urlopen("http://127.0.0.1:8081/metrics").read().decode()
+n=lambda d:sum(float(v) for v in re.findall(r"^flanneld_udp(?:_kernel)?_packets_total\{direction=\"%s\"\} (\S+)" % d,m,re.M))
+print("%d %d" % (n("to_peers"), n("from_peers")))'
+    }
+    ledger() { # nsX nsY
+        local x1 y x2 try
+        for try in 1 2 3 4 5; do
+            x1=$(sent_received "$1"); y=$(sent_received "$2"); x2=$(sent_received "$1")
+            [ "$x1" != "$x2" ] || break
+            sleep 0.3
+        done
+        read -r xs xr <<<"$x1"; read -r ys yr <<<"$y"
+        echo "# ledger $1->$2 sent=$xs received=$yr; $2->$1 sent=$ys received=$xr; $([ "$x1" = "$x2" ] && echo "one moment (try $try)" || echo "still moving after $try tries")"
+    }
+    ledger "$A" "$B"; [ -z "${J:-}" ] || ledger "$J" "$K"; [ -z "${L:-}" ] || ledger "$L" "$M"
     for n in "$A" "$B" ${J:+"$J" "$K"} ${L:+"$L" "$M"}; do
         echo "# $n flannel0: $(ip -n "$n" -s -o link show flannel0 | tr -s ' \\' ' ' | grep -o 'RX:.*')"
         echo "# $n udp: $(nsx "$n" cat /proc/net/snmp | awk '/^Udp:/{if(h){for(i=2;i<=NF;i++)printf "%s=%s ",k[i],$i}else{h=1;for(i=2;i<=NF;i++)k[i]=$i}}')"
