@@ -160,35 +160,29 @@ public record UdpOptions(boolean offload, boolean gro, boolean coalesce, int que
     }
 
     private static int port(Map<String, String> env, String name, int dflt) throws ConfigException {
+        return bounded(env, name, 1, 0xffff, dflt, "a UDP port 1..65535");
+    }
+
+    private static int queues(Map<String, String> env, String name) throws ConfigException {
+        return bounded(env, name, 1, MAX_QUEUES, defaultQueues(), "1.." + MAX_QUEUES);
+    }
+
+    /** {@code name}'s value, an integer in {@code min..max}; {@code dflt} where unset or blank; else refused as not {@code expected}. */
+    private static int bounded(Map<String, String> env, String name, int min, int max, int dflt, String expected)
+            throws ConfigException {
         String v = env.get(name);
         if (v == null || v.isBlank()) {
             return dflt;
         }
         try {
             int n = Integer.parseInt(v.strip());
-            if (n >= 1 && n <= 0xffff) {
+            if (n >= min && n <= max) {
                 return n;
             }
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new ConfigException(name, name + ": expected a UDP port 1..65535, got \"" + v + "\"");
-    }
-
-    private static int queues(Map<String, String> env, String name) throws ConfigException {
-        String v = env.get(name);
-        if (v == null || v.isBlank()) {
-            return defaultQueues();
-        }
-        try {
-            int n = Integer.parseInt(v.strip());
-            if (n >= 1 && n <= MAX_QUEUES) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new ConfigException(name, name + ": expected 1.." + MAX_QUEUES + ", got \"" + v + "\"");
+        throw new ConfigException(name, name + ": expected " + expected + ", got \"" + v + "\"");
     }
 
     @Override
