@@ -75,7 +75,7 @@ public final class Device {
         PerThread perThread = new PerThread();
         this.sessions = new Sessions(config.random());
         this.peers = new Peers(privateKey, config.timings(), counters, sessions);
-        this.timers = new Timers(config.timings(), config.nanos(), config.random(), counters);
+        this.timers = new Timers(config.timings(), config.nanos(), counters);
         this.handshakes = new Handshakes(privateKey, publicKey, config, wire, counters, perThread, peers, sessions, timers);
         this.transport = new Transport(config, wire, counters, perThread, handshakes, timers);
         this.receiver = new Receiver(config, wire, counters, perThread, handshakes, transport, sessions, peers, timers);

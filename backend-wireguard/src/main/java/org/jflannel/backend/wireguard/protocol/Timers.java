@@ -1,7 +1,7 @@
 package org.jflannel.backend.wireguard.protocol;
 
-import java.security.SecureRandom;
 import java.util.Collection;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,13 +19,11 @@ final class Timers {
 
     private final Timings timings;
     private final LongSupplier nanos;
-    private final SecureRandom random;
     private final Counters counters;
 
-    Timers(Timings timings, LongSupplier nanos, SecureRandom random, Counters counters) {
+    Timers(Timings timings, LongSupplier nanos, Counters counters) {
         this.timings = timings;
         this.nanos = nanos;
-        this.random = random;
         this.counters = counters;
     }
 
@@ -100,7 +98,13 @@ final class Timers {
         counters.handshakesCompleted.increment();
     }
 
+    /**
+     * Up to a third of a second, so that peers' timers drift apart (wireguard-go draws it from a fast,
+     * non-cryptographic generator too). Not the device's {@code SecureRandom}: this runs on the packet
+     * thread for the first packet sent after each one received, and a draw there read /dev/urandom and
+     * ran SHA-1 (docs/benchmarks.md, "wireguard, session 13"). The drawing thread's own generator.
+     */
     long jitter() {
-        return (long) (random.nextDouble() * JITTER_NANOS);
+        return ThreadLocalRandom.current().nextLong(JITTER_NANOS);
     }
 }

@@ -72,6 +72,28 @@ class DeviceTest {
     }
 
     /**
+     * Data both ways, each packet answered (as TCP's ACKs answer): every send after a receive arms the
+     * new-handshake timer again with jitter, and that jitter must not come from the device's
+     * SecureRandom (a read of /dev/urandom and SHA-1 per draw, on the packet thread). The handshake
+     * itself draws (keys, indexes).
+     */
+    @Test
+    void dataBothWaysNeverDrawsFromTheSecureRandom() {
+        connect(Timings.standard(), null, null);
+        aSends(100);
+        bSends(100);
+        long afterHandshake = net.random.draws;
+        assertThat(afterHandshake).isPositive();
+        for (int i = 0; i < 20; i++) {
+            aSends(1000);
+            bSends(40);
+        }
+        assertThat(net.delivered.get(b)).hasSize(21);
+        assertThat(net.delivered.get(a)).hasSize(21);
+        assertThat(net.random.draws).isEqualTo(afterHandshake);
+    }
+
+    /**
      * The data planes' two-phase paths: counters reserved in packet order but sealed in reverse (as
      * crypto threads may finish), the datagrams opened in any order and finished in arrival order:
      * all delivered, in order; finishing one twice is a replay.

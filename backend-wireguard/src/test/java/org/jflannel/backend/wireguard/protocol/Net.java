@@ -32,7 +32,18 @@ final class Net {
     Predicate<Datagram> drop = d -> false;
     /** The device that says it is under load (cookies), if any. */
     Endpoint loaded;
-    private final SecureRandom random = new SecureRandom();
+    /** The devices' randomness, counting what is drawn from it (keys and handshakes must; the data path must not). */
+    final CountingRandom random = new CountingRandom();
+
+    static final class CountingRandom extends SecureRandom {
+        long draws;
+
+        @Override
+        public synchronized void nextBytes(byte[] bytes) {
+            draws++;
+            super.nextBytes(bytes);
+        }
+    }
 
     Device device(Endpoint at, byte[] privateKey, Timings timings) {
         Device[] self = new Device[1];
