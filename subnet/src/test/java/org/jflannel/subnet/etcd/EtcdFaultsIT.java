@@ -200,6 +200,48 @@ class EtcdFaultsIT {
         assertThat(lost).hasValue(0);
     }
 
+    /**
+     * Session 13: a lease watch whose connection breaks while etcd's port still accepts TCP (a load balancer in front of
+     * a failing etcd; here {@link TcpProxy#reject()}: every connection reset once it sends) subscribes again on a channel that
+     * cannot connect. It must see each failed attempt itself, well before the call timeout (30 s here), and resume with
+     * the changes made meanwhile once etcd answers. Before, its watch call (jetcd waits for the channel to be ready)
+     * sat until the call timeout: one interruption logged, then nothing for 30 s (10 s with the daemon's timings).
+     */
+    @Test
+    void watchThatCannotResubscribeNoticesEachFailureWellBeforeTheCallTimeout() throws Exception {
+        putPeer("10.42.200.0-24", "192.0.2.1", "0e:00:00:00:00:01");
+        putPeer("10.42.201.0-24", "192.0.2.2", "0e:00:00:00:00:02");
+        TcpProxy proxy = TcpProxy.start(etcd.clientPort());
+        toClose.add(proxy);
+        AtomicInteger lost = new AtomicInteger();
+        Duration callTimeout = Duration.ofSeconds(30);
+        EtcdTimings longCalls = new EtcdTimings(Duration.ofHours(24), Duration.ofMinutes(60), Duration.ofSeconds(1),
+                Duration.ofMillis(100), Duration.ofMillis(500), callTimeout);
+        EtcdSubnetManager m = manager(proxy.endpoint(), longCalls, lost::incrementAndGet);
+        Lease own = m.acquireLease(attrs("192.0.2.10", "0e:00:00:00:00:10"));
+        Recorder rec = watch(m);
+        assertThat(rec.awaitBatches(1).get(0)).hasSize(3);
+
+        long before = countOn("etcd-lease-watch", "etcd lease watch interrupted");
+        proxy.reject();
+        // a third of the call timeout: the old watch logged its first failure and then waited out the 30 s
+        Await.until(() -> countOn("etcd-lease-watch", "etcd lease watch interrupted") >= before + 3, Duration.ofSeconds(10),
+                "the lease watch noticed the break and two failed attempts to watch again (a third of the call timeout)");
+        assertThat(proxy.rejections()).as("the watch's attempts reached etcd's port").isNotEmpty();
+
+        int seen = rec.events().size();
+        admin.delete(admin.key("10.42.200.0-24"));
+        putPeer("10.42.202.0-24", "192.0.2.3", "0e:00:00:00:00:03");
+        proxy.resume();
+        rec.awaitTrue(() -> rec.events().size() >= seen + 2, "the changes made while the watch could not connect");
+        assertThat(rec.events().subList(seen, rec.events().size()).stream().map(EtcdFaultsIT::describe).toList())
+                .containsExactly("REMOVED 10.42.200.0/24 0e:00:00:00:00:01", "ADDED 10.42.202.0/24 0e:00:00:00:00:03");
+        assertThat(countOn("etcd-lease-watch", "watch not established within")).as("no attempt waited out the call timeout")
+                .isZero();
+        assertThat(rec.events()).noneMatch(e -> e.type() == LeaseEvent.Type.REMOVED && e.lease().sameSubnets(own));
+        assertThat(lost).hasValue(0);
+    }
+
     @Test
     void eightManagersRacingForFewSubnetsAllGetDistinctOnes() throws Exception {
         // 10.9.0.0/24 in /28s: 15 allocatable subnets for 8 nodes, so random choices collide
@@ -245,6 +287,14 @@ class EtcdFaultsIT {
         synchronized (watchLog) {
             return List.copyOf(watchLog.list).stream().map(l -> p.matcher(l.getFormattedMessage()))
                     .filter(Matcher::find).mapToLong(m -> Long.parseLong(m.group(1))).max().orElse(0);
+        }
+    }
+
+    /** Log lines containing {@code text} written by the thread {@code thread}. */
+    private long countOn(String thread, String text) {
+        synchronized (watchLog) {
+            return List.copyOf(watchLog.list).stream()
+                    .filter(l -> l.getThreadName().equals(thread) && l.getFormattedMessage().contains(text)).count();
         }
     }
 
