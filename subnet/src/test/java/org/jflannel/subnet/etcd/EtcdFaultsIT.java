@@ -242,6 +242,55 @@ class EtcdFaultsIT {
         assertThat(lost).hasValue(0);
     }
 
+    /**
+     * Session 13, the case seen in CI (a 5-s stall of {@link #compactionWhileDisconnectedIsRepairedByListingAndDiffing}):
+     * etcd goes away (connections closed, port refused) after the first watch's client listed ahead (the prefetch) and
+     * before the watch subscribes on it, as when a daemon loses etcd while it sets up its backend. The watch delivers
+     * the prefetched snapshot, subscribes on that client, must notice the failure well before the call timeout (30 s
+     * here) and, once etcd is back, resume with the changes made meanwhile. Before, the subscription waited for the
+     * channel to reconnect until the call timeout ({@code watch not established within 30000 ms}).
+     */
+    @Test
+    void watchSubscribingAfterEtcdWentAwayNoticesWellBeforeTheCallTimeout() throws Exception {
+        ch.qos.logback.classic.Logger prefetchLogger = (Logger) LoggerFactory.getLogger(WatchPrefetch.class);
+        prefetchLogger.addAppender(watchLog);
+        prefetchLogger.setLevel(ch.qos.logback.classic.Level.DEBUG); // its lines are debug ones
+        toClose.add(() -> {
+            prefetchLogger.detachAppender(watchLog);
+            prefetchLogger.setLevel(null);
+        });
+        putPeer("10.42.200.0-24", "192.0.2.1", "0e:00:00:00:00:01");
+        putPeer("10.42.201.0-24", "192.0.2.2", "0e:00:00:00:00:02");
+        TcpProxy proxy = TcpProxy.start(etcd.clientPort());
+        toClose.add(proxy);
+        AtomicInteger lost = new AtomicInteger();
+        EtcdTimings longCalls = new EtcdTimings(Duration.ofHours(24), Duration.ofMinutes(60), Duration.ofSeconds(1),
+                Duration.ofMillis(100), Duration.ofMillis(500), Duration.ofSeconds(30));
+        EtcdSubnetManager m = manager(proxy.endpoint(), longCalls, lost::incrementAndGet);
+        Lease own = m.acquireLease(attrs("192.0.2.10", "0e:00:00:00:00:10"));
+        Await.until(() -> count("etcd watch prefetch listed") == 1, WAIT, "the first watch's client listed ahead");
+
+        proxy.cut();
+        Recorder rec = watch(m);
+        assertThat(rec.awaitBatches(1).get(0)).as("the prefetched snapshot").hasSize(3);
+        // a third of the call timeout
+        Await.until(() -> countOn("etcd-lease-watch", "etcd lease watch interrupted") >= 1, Duration.ofSeconds(10),
+                "the lease watch noticed that its subscription failed (a third of the call timeout)");
+        assertThat(count("etcd watch prefetch not done")).as("the watch took the prefetch's client").isZero();
+
+        int seen = rec.events().size();
+        admin.delete(admin.key("10.42.200.0-24"));
+        putPeer("10.42.202.0-24", "192.0.2.3", "0e:00:00:00:00:03");
+        proxy.resume();
+        rec.awaitTrue(() -> rec.events().size() >= seen + 2, "the changes made while etcd was away");
+        assertThat(rec.events().subList(seen, rec.events().size()).stream().map(EtcdFaultsIT::describe).toList())
+                .containsExactly("REMOVED 10.42.200.0/24 0e:00:00:00:00:01", "ADDED 10.42.202.0/24 0e:00:00:00:00:03");
+        assertThat(countOn("etcd-lease-watch", "watch not established within")).as("no attempt waited out the call timeout")
+                .isZero();
+        assertThat(rec.events()).noneMatch(e -> e.type() == LeaseEvent.Type.REMOVED && e.lease().sameSubnets(own));
+        assertThat(lost).hasValue(0);
+    }
+
     @Test
     void eightManagersRacingForFewSubnetsAllGetDistinctOnes() throws Exception {
         // 10.9.0.0/24 in /28s: 15 allocatable subnets for 8 nodes, so random choices collide
