@@ -25,12 +25,18 @@ final class EtcdClients {
     }
 
     static Client connect(EtcdOptions o) throws IOException {
-        return connect(o, false);
+        return connect(o, false, false);
     }
 
-    /** {@code quiet}: no log lines (for the watches' own reconnections; the first connect logged them). */
-    static Client connect(EtcdOptions o, boolean quiet) throws IOException {
-        ClientBuilder b = Client.builder().endpoints(o.endpoints().toArray(String[]::new));
+    /**
+     * {@code quiet}: no log lines (for the watches' own reconnections; the first connect logged them).
+     * {@code failFast}: calls fail at once (gRPC {@code UNAVAILABLE}) while the channel cannot connect, instead of
+     * jetcd's default wait-for-ready, which queues them until it connects or the call times out. For the watches'
+     * clients (ours, session 13): they handle a failure themselves (probe, new client), so a call queued on a
+     * broken channel only hides it. Calls made while the channel is still connecting wait, either way.
+     */
+    static Client connect(EtcdOptions o, boolean quiet, boolean failFast) throws IOException {
+        ClientBuilder b = Client.builder().endpoints(o.endpoints().toArray(String[]::new)).waitForReady(!failFast);
         if (o.tls()) {
             try {
                 b.sslContext(ssl -> {

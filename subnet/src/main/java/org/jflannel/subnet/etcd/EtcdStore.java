@@ -46,15 +46,18 @@ final class EtcdStore implements AutoCloseable {
     private final Duration timeout;
     /** How to build a new client for {@link #reconnect()}; null for a store on a client given by the caller. */
     private final EtcdOptions options;
+    /** Whether its clients fail calls at once while they cannot connect (see {@link EtcdClients#connect}). */
+    private final boolean failFast;
 
     EtcdStore(Client client, Duration timeout) {
-        this(client, timeout, null);
+        this(client, timeout, null, false);
     }
 
-    private EtcdStore(Client client, Duration timeout, EtcdOptions options) {
+    private EtcdStore(Client client, Duration timeout, EtcdOptions options, boolean failFast) {
         this.client = client;
         this.timeout = timeout;
         this.options = options;
+        this.failFast = failFast;
     }
 
     Optional<Entry> get(String key) throws IOException, InterruptedException {
@@ -118,9 +121,18 @@ final class EtcdStore implements AutoCloseable {
         return timeout;
     }
 
-    /** Opens a store on a new jetcd client of its own. */
+    /** Opens a store on a new jetcd client of its own, whose calls wait (up to {@code timeout}) for it to connect. */
     static EtcdStore open(EtcdOptions options, Duration timeout, boolean quiet) throws IOException {
-        return new EtcdStore(EtcdClients.connect(options, quiet), timeout, options);
+        return new EtcdStore(EtcdClients.connect(options, quiet, false), timeout, options, false);
+    }
+
+    /**
+     * Opens a store for a watch (ours, session 13): quiet, and its calls, the watch's set-up included, fail at once
+     * with {@code UNAVAILABLE} while the client cannot connect (refused, reset), rather than waiting up to
+     * {@code timeout} for gRPC's next reconnect: the watch then probes etcd or backs off, on a new client.
+     */
+    static EtcdStore openFailFast(EtcdOptions options, Duration timeout) throws IOException {
+        return new EtcdStore(EtcdClients.connect(options, true, true), timeout, options, true);
     }
 
     /**
@@ -133,7 +145,7 @@ final class EtcdStore implements AutoCloseable {
             return;
         }
         Client old = client;
-        client = EtcdClients.connect(options, true);
+        client = EtcdClients.connect(options, true, failFast);
         old.close();
     }
 

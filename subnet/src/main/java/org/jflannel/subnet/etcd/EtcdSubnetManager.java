@@ -149,9 +149,13 @@ public final class EtcdSubnetManager implements SubnetManager {
         return w.start();
     }
 
-    /** Each watch has a client of its own, so that it can replace it without disturbing the others. */
+    /**
+     * Each watch has a client of its own, so that it can replace it without disturbing the others; its calls fail at
+     * once while it cannot connect (session 13), so that a watch set up just as etcd goes away notices it then, not
+     * at the call timeout.
+     */
     private EtcdStore watchConnection() throws IOException {
-        return EtcdStore.open(options, timings.callTimeout(), true);
+        return EtcdStore.openFailFast(options, timings.callTimeout());
     }
 
     /** Nothing to do in etcd mode: the lease is complete once written. */

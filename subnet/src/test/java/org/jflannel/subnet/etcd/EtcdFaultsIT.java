@@ -200,6 +200,97 @@ class EtcdFaultsIT {
         assertThat(lost).hasValue(0);
     }
 
+    /**
+     * Session 13: a lease watch whose connection breaks while etcd's port still accepts TCP (a load balancer in front of
+     * a failing etcd; here {@link TcpProxy#reject()}: every connection reset once it sends) subscribes again on a channel that
+     * cannot connect. It must see each failed attempt itself, well before the call timeout (30 s here), and resume with
+     * the changes made meanwhile once etcd answers. Before, its watch call (jetcd waits for the channel to be ready)
+     * sat until the call timeout: one interruption logged, then nothing for 30 s (10 s with the daemon's timings).
+     */
+    @Test
+    void watchThatCannotResubscribeNoticesEachFailureWellBeforeTheCallTimeout() throws Exception {
+        putPeer("10.42.200.0-24", "192.0.2.1", "0e:00:00:00:00:01");
+        putPeer("10.42.201.0-24", "192.0.2.2", "0e:00:00:00:00:02");
+        TcpProxy proxy = TcpProxy.start(etcd.clientPort());
+        toClose.add(proxy);
+        AtomicInteger lost = new AtomicInteger();
+        Duration callTimeout = Duration.ofSeconds(30);
+        EtcdTimings longCalls = new EtcdTimings(Duration.ofHours(24), Duration.ofMinutes(60), Duration.ofSeconds(1),
+                Duration.ofMillis(100), Duration.ofMillis(500), callTimeout);
+        EtcdSubnetManager m = manager(proxy.endpoint(), longCalls, lost::incrementAndGet);
+        Lease own = m.acquireLease(attrs("192.0.2.10", "0e:00:00:00:00:10"));
+        Recorder rec = watch(m);
+        assertThat(rec.awaitBatches(1).get(0)).hasSize(3);
+
+        long before = countOn("etcd-lease-watch", "etcd lease watch interrupted");
+        proxy.reject();
+        // a third of the call timeout: the old watch logged its first failure and then waited out the 30 s
+        Await.until(() -> countOn("etcd-lease-watch", "etcd lease watch interrupted") >= before + 3, Duration.ofSeconds(10),
+                "the lease watch noticed the break and two failed attempts to watch again (a third of the call timeout)");
+        assertThat(proxy.rejections()).as("the watch's attempts reached etcd's port").isNotEmpty();
+
+        int seen = rec.events().size();
+        admin.delete(admin.key("10.42.200.0-24"));
+        putPeer("10.42.202.0-24", "192.0.2.3", "0e:00:00:00:00:03");
+        proxy.resume();
+        rec.awaitTrue(() -> rec.events().size() >= seen + 2, "the changes made while the watch could not connect");
+        assertThat(rec.events().subList(seen, rec.events().size()).stream().map(EtcdFaultsIT::describe).toList())
+                .containsExactly("REMOVED 10.42.200.0/24 0e:00:00:00:00:01", "ADDED 10.42.202.0/24 0e:00:00:00:00:03");
+        assertThat(countOn("etcd-lease-watch", "watch not established within")).as("no attempt waited out the call timeout")
+                .isZero();
+        assertThat(rec.events()).noneMatch(e -> e.type() == LeaseEvent.Type.REMOVED && e.lease().sameSubnets(own));
+        assertThat(lost).hasValue(0);
+    }
+
+    /**
+     * Session 13, the case seen in CI (a 5-s stall of {@link #compactionWhileDisconnectedIsRepairedByListingAndDiffing}):
+     * etcd goes away (connections closed, port refused) after the first watch's client listed ahead (the prefetch) and
+     * before the watch subscribes on it, as when a daemon loses etcd while it sets up its backend. The watch delivers
+     * the prefetched snapshot, subscribes on that client, must notice the failure well before the call timeout (30 s
+     * here) and, once etcd is back, resume with the changes made meanwhile. Before, the subscription waited for the
+     * channel to reconnect until the call timeout ({@code watch not established within 30000 ms}).
+     */
+    @Test
+    void watchSubscribingAfterEtcdWentAwayNoticesWellBeforeTheCallTimeout() throws Exception {
+        ch.qos.logback.classic.Logger prefetchLogger = (Logger) LoggerFactory.getLogger(WatchPrefetch.class);
+        prefetchLogger.addAppender(watchLog);
+        prefetchLogger.setLevel(ch.qos.logback.classic.Level.DEBUG); // its lines are debug ones
+        toClose.add(() -> {
+            prefetchLogger.detachAppender(watchLog);
+            prefetchLogger.setLevel(null);
+        });
+        putPeer("10.42.200.0-24", "192.0.2.1", "0e:00:00:00:00:01");
+        putPeer("10.42.201.0-24", "192.0.2.2", "0e:00:00:00:00:02");
+        TcpProxy proxy = TcpProxy.start(etcd.clientPort());
+        toClose.add(proxy);
+        AtomicInteger lost = new AtomicInteger();
+        EtcdTimings longCalls = new EtcdTimings(Duration.ofHours(24), Duration.ofMinutes(60), Duration.ofSeconds(1),
+                Duration.ofMillis(100), Duration.ofMillis(500), Duration.ofSeconds(30));
+        EtcdSubnetManager m = manager(proxy.endpoint(), longCalls, lost::incrementAndGet);
+        Lease own = m.acquireLease(attrs("192.0.2.10", "0e:00:00:00:00:10"));
+        Await.until(() -> count("etcd watch prefetch listed") == 1, WAIT, "the first watch's client listed ahead");
+
+        proxy.cut();
+        Recorder rec = watch(m);
+        assertThat(rec.awaitBatches(1).get(0)).as("the prefetched snapshot").hasSize(3);
+        // a third of the call timeout
+        Await.until(() -> countOn("etcd-lease-watch", "etcd lease watch interrupted") >= 1, Duration.ofSeconds(10),
+                "the lease watch noticed that its subscription failed (a third of the call timeout)");
+        assertThat(count("etcd watch prefetch not done")).as("the watch took the prefetch's client").isZero();
+
+        int seen = rec.events().size();
+        admin.delete(admin.key("10.42.200.0-24"));
+        putPeer("10.42.202.0-24", "192.0.2.3", "0e:00:00:00:00:03");
+        proxy.resume();
+        rec.awaitTrue(() -> rec.events().size() >= seen + 2, "the changes made while etcd was away");
+        assertThat(rec.events().subList(seen, rec.events().size()).stream().map(EtcdFaultsIT::describe).toList())
+                .containsExactly("REMOVED 10.42.200.0/24 0e:00:00:00:00:01", "ADDED 10.42.202.0/24 0e:00:00:00:00:03");
+        assertThat(countOn("etcd-lease-watch", "watch not established within")).as("no attempt waited out the call timeout")
+                .isZero();
+        assertThat(rec.events()).noneMatch(e -> e.type() == LeaseEvent.Type.REMOVED && e.lease().sameSubnets(own));
+        assertThat(lost).hasValue(0);
+    }
+
     @Test
     void eightManagersRacingForFewSubnetsAllGetDistinctOnes() throws Exception {
         // 10.9.0.0/24 in /28s: 15 allocatable subnets for 8 nodes, so random choices collide
@@ -245,6 +336,14 @@ class EtcdFaultsIT {
         synchronized (watchLog) {
             return List.copyOf(watchLog.list).stream().map(l -> p.matcher(l.getFormattedMessage()))
                     .filter(Matcher::find).mapToLong(m -> Long.parseLong(m.group(1))).max().orElse(0);
+        }
+    }
+
+    /** Log lines containing {@code text} written by the thread {@code thread}. */
+    private long countOn(String thread, String text) {
+        synchronized (watchLog) {
+            return List.copyOf(watchLog.list).stream()
+                    .filter(l -> l.getThreadName().equals(thread) && l.getFormattedMessage().contains(text)).count();
         }
     }
 

@@ -18,7 +18,7 @@ import org.jflannel.linuxnet.netns.NetNs;
  * and refuses new ones (the port stays reserved by nobody else in practice, and is re-bound by
  * {@link #resume()}), so a client sees its server vanish and come back while the server itself keeps
  * running and can be changed behind the client's back; {@link #setLatency} makes the link slow;
- * {@link #reject()} resets every connection as it is accepted and counts them, so that a test sees a client's
+ * {@link #reject()} resets every connection once it sends its first byte and counts them, so that a test sees a client's
  * connect attempts while the server looks down to it. {@link #inNamespace} lets a process inside a
  * network namespace reach a server on the test JVM's loopback without any interface in the host
  * namespace: the listening socket is created on the namespace's thread (a socket stays in the
@@ -119,9 +119,12 @@ public final class TcpProxy implements AutoCloseable {
 
     /**
      * Drops every relayed connection and from now on, until {@link #resume()}, accepts each new connection and
-     * resets it at once (RST, nothing read or written): to a gRPC channel such a connection failed as a refused one
-     * does (it never got the server's HTTP/2 settings, so the channel backs off its reconnects), but unlike a closed
-     * port each attempt is seen, in {@link #rejections()}. A plain TCP connect (a reachability probe) succeeds, though.
+     * resets it (RST, nothing written) as soon as it sends its first byte, or after {@link #REJECT_WAIT_MS} if it sends
+     * none: to a gRPC channel, which sends its preface at once, such a connection failed as a refused one does (it
+     * never got the server's HTTP/2 settings, so the channel backs off its reconnects), but unlike a closed port each
+     * attempt is seen, in {@link #rejections()}. A plain TCP connect (a reachability probe) succeeds, though: it is
+     * never reset before the connecting side has seen it complete (a reset at once, on loopback, could reach the
+     * connecting socket before its connect returned and fail it as "Connection reset").
      */
     public synchronized void reject() throws IOException {
         rejecting = true;
@@ -183,15 +186,31 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
-    /** {@link #reject()} mode: counts the connection and closes it with a RST. */
+    /** How long a rejected connection that sends nothing is kept before its reset. */
+    static final int REJECT_WAIT_MS = 2000;
+
+    /**
+     * {@link #reject()} mode: counts the connection (at its accept) and, on a thread of its own, closes it with a RST
+     * once it sent a byte, closed its side, or {@link #REJECT_WAIT_MS} passed.
+     */
     private void reset(Socket client) {
         rejections.add(System.nanoTime());
-        try {
-            client.setSoLinger(true, 0);
-        } catch (IOException ignored) {
-            // closed by the peer already
-        }
-        closeQuietly(client);
+        Thread t = new Thread(() -> {
+            try {
+                client.setSoTimeout(REJECT_WAIT_MS);
+                client.getInputStream().read();
+            } catch (IOException ignored) {
+                // timed out, or reset or closed by the peer
+            }
+            try {
+                client.setSoLinger(true, 0);
+            } catch (IOException ignored) {
+                // closed by the peer already
+            }
+            closeQuietly(client);
+        }, "tcp-proxy-reject-" + port);
+        t.setDaemon(true);
+        t.start();
     }
 
     private void pump(Socket from, Socket to) {
