@@ -167,19 +167,11 @@ class EtcdFaultsIT {
 
     @Test
     void compactionWhileDisconnectedIsRepairedByListingAndDiffing() throws Exception {
-        putPeer("10.42.200.0-24", "192.0.2.1", "0e:00:00:00:00:01");
-        putPeer("10.42.201.0-24", "192.0.2.2", "0e:00:00:00:00:02");
-        TcpProxy proxy = TcpProxy.start(etcd.clientPort());
-        toClose.add(proxy);
-        AtomicInteger lost = new AtomicInteger();
-        EtcdTimings quick = new EtcdTimings(Duration.ofHours(24), Duration.ofMinutes(60), Duration.ofSeconds(1),
-                Duration.ofMillis(100), Duration.ofMillis(500), Duration.ofSeconds(5));
-        EtcdSubnetManager m = manager(proxy.endpoint(), quick, lost::incrementAndGet);
-        Lease own = m.acquireLease(attrs("192.0.2.10", "0e:00:00:00:00:10"));
-        Recorder rec = watch(m);
+        BehindProxy f = twoPeersBehindAProxy(Duration.ofSeconds(5));
+        Recorder rec = watch(f.manager());
         assertThat(rec.awaitBatches(1).get(0)).hasSize(3);
 
-        proxy.cut();
+        f.proxy().cut();
         Await.until(() -> count("etcd lease watch interrupted") >= 1, WAIT, "the watch noticed the cut");
         int before = rec.events().size();
         admin.delete(admin.key("10.42.200.0-24"));
@@ -187,7 +179,7 @@ class EtcdFaultsIT {
         putPeer("10.42.202.0-24", "192.0.2.3", "0e:00:00:00:00:03");
         putPeer("10.42.202.0-24", "192.0.2.3", "0e:00:00:00:00:c3");
         admin.compact(admin.revision());
-        proxy.resume();
+        f.proxy().resume();
 
         rec.awaitTrue(() -> rec.events().size() >= before + 3, "the diff after re-listing");
         List<String> diff = rec.events().subList(before, rec.events().size()).stream().map(EtcdFaultsIT::describe).toList();
@@ -196,8 +188,8 @@ class EtcdFaultsIT {
                 "ADDED 10.42.201.0/24 0e:00:00:00:00:b2",
                 "ADDED 10.42.202.0/24 0e:00:00:00:00:c3");
         assertThat(count("fell behind compaction")).isGreaterThanOrEqualTo(1);
-        assertThat(rec.events()).noneMatch(e -> e.type() == LeaseEvent.Type.REMOVED && e.lease().sameSubnets(own));
-        assertThat(lost).hasValue(0);
+        assertThat(rec.events()).noneMatch(e -> e.type() == LeaseEvent.Type.REMOVED && e.lease().sameSubnets(f.own()));
+        assertThat(f.lost()).hasValue(0);
     }
 
     /**
@@ -209,27 +201,18 @@ class EtcdFaultsIT {
      */
     @Test
     void watchThatCannotResubscribeNoticesEachFailureWellBeforeTheCallTimeout() throws Exception {
-        putPeer("10.42.200.0-24", "192.0.2.1", "0e:00:00:00:00:01");
-        putPeer("10.42.201.0-24", "192.0.2.2", "0e:00:00:00:00:02");
-        TcpProxy proxy = TcpProxy.start(etcd.clientPort());
-        toClose.add(proxy);
-        AtomicInteger lost = new AtomicInteger();
-        Duration callTimeout = Duration.ofSeconds(30);
-        EtcdTimings longCalls = new EtcdTimings(Duration.ofHours(24), Duration.ofMinutes(60), Duration.ofSeconds(1),
-                Duration.ofMillis(100), Duration.ofMillis(500), callTimeout);
-        EtcdSubnetManager m = manager(proxy.endpoint(), longCalls, lost::incrementAndGet);
-        Lease own = m.acquireLease(attrs("192.0.2.10", "0e:00:00:00:00:10"));
-        Recorder rec = watch(m);
+        BehindProxy f = twoPeersBehindAProxy(Duration.ofSeconds(30));
+        Recorder rec = watch(f.manager());
         assertThat(rec.awaitBatches(1).get(0)).hasSize(3);
 
         long before = countOn("etcd-lease-watch", "etcd lease watch interrupted");
-        proxy.reject();
+        f.proxy().reject();
         // a third of the call timeout: the old watch logged its first failure and then waited out the 30 s
         Await.until(() -> countOn("etcd-lease-watch", "etcd lease watch interrupted") >= before + 3, Duration.ofSeconds(10),
                 "the lease watch noticed the break and two failed attempts to watch again (a third of the call timeout)");
-        assertThat(proxy.rejections()).as("the watch's attempts reached etcd's port").isNotEmpty();
+        assertThat(f.proxy().rejections()).as("the watch's attempts reached etcd's port").isNotEmpty();
 
-        resumesWithTheChangesMadeMeanwhile(proxy, rec, own, lost, "the changes made while the watch could not connect");
+        resumesWithTheChangesMadeMeanwhile(f, rec, "the changes made while the watch could not connect");
     }
 
     /**
@@ -249,45 +232,36 @@ class EtcdFaultsIT {
             prefetchLogger.detachAppender(watchLog);
             prefetchLogger.setLevel(null);
         });
-        putPeer("10.42.200.0-24", "192.0.2.1", "0e:00:00:00:00:01");
-        putPeer("10.42.201.0-24", "192.0.2.2", "0e:00:00:00:00:02");
-        TcpProxy proxy = TcpProxy.start(etcd.clientPort());
-        toClose.add(proxy);
-        AtomicInteger lost = new AtomicInteger();
-        EtcdTimings longCalls = new EtcdTimings(Duration.ofHours(24), Duration.ofMinutes(60), Duration.ofSeconds(1),
-                Duration.ofMillis(100), Duration.ofMillis(500), Duration.ofSeconds(30));
-        EtcdSubnetManager m = manager(proxy.endpoint(), longCalls, lost::incrementAndGet);
-        Lease own = m.acquireLease(attrs("192.0.2.10", "0e:00:00:00:00:10"));
+        BehindProxy f = twoPeersBehindAProxy(Duration.ofSeconds(30));
         Await.until(() -> count("etcd watch prefetch listed") == 1, WAIT, "the first watch's client listed ahead");
 
-        proxy.cut();
-        Recorder rec = watch(m);
+        f.proxy().cut();
+        Recorder rec = watch(f.manager());
         assertThat(rec.awaitBatches(1).get(0)).as("the prefetched snapshot").hasSize(3);
         // a third of the call timeout
         Await.until(() -> countOn("etcd-lease-watch", "etcd lease watch interrupted") >= 1, Duration.ofSeconds(10),
                 "the lease watch noticed that its subscription failed (a third of the call timeout)");
         assertThat(count("etcd watch prefetch not done")).as("the watch took the prefetch's client").isZero();
 
-        resumesWithTheChangesMadeMeanwhile(proxy, rec, own, lost, "the changes made while etcd was away");
+        resumesWithTheChangesMadeMeanwhile(f, rec, "the changes made while etcd was away");
     }
 
     /**
      * While the watch cannot reach etcd: a peer removed and one added; then etcd back. The watch must deliver exactly
      * those two changes, never by waiting out a call timeout, never reporting our own lease gone.
      */
-    private void resumesWithTheChangesMadeMeanwhile(TcpProxy proxy, Recorder rec, Lease own, AtomicInteger lost, String what)
-            throws Exception {
+    private void resumesWithTheChangesMadeMeanwhile(BehindProxy f, Recorder rec, String what) throws Exception {
         int seen = rec.events().size();
         admin.delete(admin.key("10.42.200.0-24"));
         putPeer("10.42.202.0-24", "192.0.2.3", "0e:00:00:00:00:03");
-        proxy.resume();
+        f.proxy().resume();
         rec.awaitTrue(() -> rec.events().size() >= seen + 2, what);
         assertThat(rec.events().subList(seen, rec.events().size()).stream().map(EtcdFaultsIT::describe).toList())
                 .containsExactly("REMOVED 10.42.200.0/24 0e:00:00:00:00:01", "ADDED 10.42.202.0/24 0e:00:00:00:00:03");
         assertThat(countOn("etcd-lease-watch", "watch not established within")).as("no attempt waited out the call timeout")
                 .isZero();
-        assertThat(rec.events()).noneMatch(e -> e.type() == LeaseEvent.Type.REMOVED && e.lease().sameSubnets(own));
-        assertThat(lost).hasValue(0);
+        assertThat(rec.events()).noneMatch(e -> e.type() == LeaseEvent.Type.REMOVED && e.lease().sameSubnets(f.own()));
+        assertThat(f.lost()).hasValue(0);
     }
 
     @Test
@@ -321,6 +295,22 @@ class EtcdFaultsIT {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /** Two peers' leases in etcd; a manager (call timeout as given) reaching etcd through a proxy, with our lease. */
+    private record BehindProxy(TcpProxy proxy, EtcdSubnetManager manager, Lease own, AtomicInteger lost) {
+    }
+
+    private BehindProxy twoPeersBehindAProxy(Duration callTimeout) throws Exception {
+        putPeer("10.42.200.0-24", "192.0.2.1", "0e:00:00:00:00:01");
+        putPeer("10.42.201.0-24", "192.0.2.2", "0e:00:00:00:00:02");
+        TcpProxy proxy = TcpProxy.start(etcd.clientPort());
+        toClose.add(proxy);
+        AtomicInteger lost = new AtomicInteger();
+        EtcdTimings timings = new EtcdTimings(Duration.ofHours(24), Duration.ofMinutes(60), Duration.ofSeconds(1),
+                Duration.ofMillis(100), Duration.ofMillis(500), callTimeout);
+        EtcdSubnetManager m = manager(proxy.endpoint(), timings, lost::incrementAndGet);
+        return new BehindProxy(proxy, m, m.acquireLease(attrs("192.0.2.10", "0e:00:00:00:00:10")), lost);
     }
 
     private static String describe(LeaseEvent e) {
