@@ -28,10 +28,10 @@ import java.util.concurrent.TimeoutException;
  * timeout and failing with an {@link IOException} that names the operation and the key.
  */
 final class EtcdStore implements AutoCloseable {
-    /** One key as read: value as UTF-8 text, its etcd lease (0 = none) and the revision that last changed it. */
-    record Entry(String key, String value, long leaseId, long modRevision) {
+    /** One key as read: value as UTF-8 text, its etcd lease (0 = none), the revisions that created it and last changed it. */
+    record Entry(String key, String value, long leaseId, long createRevision, long modRevision) {
         static Entry of(KeyValue kv) {
-            return new Entry(text(kv.getKey()), text(kv.getValue()), kv.getLease(), kv.getModRevision());
+            return new Entry(text(kv.getKey()), text(kv.getValue()), kv.getLease(), kv.getCreateRevision(), kv.getModRevision());
         }
     }
 

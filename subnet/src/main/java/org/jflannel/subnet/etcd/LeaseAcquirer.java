@@ -69,12 +69,13 @@ final class LeaseAcquirer {
      * Ours (issue 23): lists {@code <prefix>/subnets} in the background, once, for the first acquisition's first
      * attempt; the daemon calls it when it has the config, and the listing (10,000 keys: a few hundred ms) then
      * overlaps the interface selection and the backend's device set-up that come before the acquisition. Taking a
-     * listing a moment early changes nothing: the creation is conditional on the key's absence, and only this node
-     * writes leases with its public IP.
+     * listing a moment early changes nothing: the creation is conditional on the key's absence (in dual stack also
+     * checked after it, see {@link #lostDualStackRace}), and only this node writes leases with its public IP.
+     * Returns the listing's future (tests wait on it), null when a listing ahead was taken already.
      */
-    void listAhead() {
+    CompletableFuture<EtcdStore.Listing> listAhead() {
         if (listedAhead) {
-            return;
+            return ahead;
         }
         listedAhead = true;
         CompletableFuture<EtcdStore.Listing> f = new CompletableFuture<>();
@@ -91,6 +92,7 @@ final class LeaseAcquirer {
         aheadStartNanos = System.nanoTime();
         ahead = f;
         t.start();
+        return f;
     }
 
     /** The listing started ahead if there is one, recent and successful; null otherwise (then list now). */
@@ -190,17 +192,57 @@ final class LeaseAcquirer {
         String key = options.subnetKey(LeaseKeyCodec.format(v4, v6));
         long leaseId = store.grant(timings.leaseTtl());
         if (store.createIfAbsent(key, value, leaseId)) {
+            if (v6 != null && lostDualStackRace(key, v4, v6)) {
+                LOG.info("lease subnet taken by another node meanwhile under another key, choosing again key={}", key);
+                store.delete(key);
+                revokeQuietly(leaseId);
+                return null;
+            }
             Lease lease = new Lease(v4, v6, attrs, expiration());
             LOG.info("lease acquired key={} subnet={} expires={}", key, v4, lease.expiration());
             return new Acquired(lease, key, value, false);
         }
         LOG.info("lease taken by another node meanwhile, choosing again key={}", key);
+        revokeQuietly(leaseId);
+        return null;
+    }
+
+    private void revokeQuietly(long leaseId) throws InterruptedException {
         try {
             store.revoke(leaseId);
         } catch (IOException e) {
             LOG.warn("etcd lease revoke failed leaseId={} reason={}", Long.toHexString(leaseId), e.getMessage());
         }
-        return null;
+    }
+
+    /**
+     * Ours: in dual stack a lease key names both subnets ({@code 10.244.7.0-24&fd00:0:0:7::-64}, as upstream's),
+     * so the transaction on its absence protects neither subnet alone: two nodes that chose the same IPv6 subnet
+     * with different IPv4 ones (or the reverse) from listings taken before either created its key would both
+     * succeed, as upstream's would. After creating, the key's creator lists again: a key created before ours (a
+     * lower create revision) whose subnets overlap ours wins, and ours is deleted. The later of two racing nodes
+     * always sees the earlier one's key, since it lists after its own creation.
+     */
+    private boolean lostDualStackRace(String key, Ip4Net v4, Ip6Net v6) throws IOException, InterruptedException {
+        EtcdStore.Listing now = store.list(options.subnetsPrefix());
+        long ours = now.entries().stream().filter(e -> e.key().equals(key)).mapToLong(EtcdStore.Entry::createRevision)
+                .findFirst().orElse(Long.MAX_VALUE);
+        for (EtcdStore.Entry e : now.entries()) {
+            if (e.key().equals(key) || e.createRevision() >= ours) {
+                continue;
+            }
+            LeaseKeyCodec.Subnets s;
+            try {
+                s = LeaseKeyCodec.parse(e.key());
+            } catch (ConfigException ex) {
+                continue; // skipped by every listing
+            }
+            if (s.ipv4().overlaps(v4) || (s.ipv6() != null && s.ipv6().overlaps(v6))) {
+                LOG.info("lease subnet also chosen by an earlier key key={} earlier={}", key, e.key());
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

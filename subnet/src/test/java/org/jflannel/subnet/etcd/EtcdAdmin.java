@@ -30,6 +30,10 @@ final class EtcdAdmin implements AutoCloseable {
         this.prefix = prefix;
     }
 
+    EtcdStore store() {
+        return store;
+    }
+
     EtcdOptions options(String endpoint) {
         return EtcdOptions.of(java.util.List.of(endpoint), prefix);
     }

@@ -4,15 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.jflannel.core.Ip4Net;
+import org.jflannel.core.Ip6Net;
 import org.jflannel.core.Lease;
 import org.jflannel.core.LeaseAttrs;
+import org.jflannel.core.NetConf;
 import org.jflannel.testsupport.etcd.EtcdExtension;
 import org.jflannel.testsupport.etcd.EtcdProcess;
 import org.junit.jupiter.api.AfterEach;
@@ -62,6 +66,33 @@ class EtcdLeaseLifecycleIT {
         assertThat(stored.leaseId()).as("a reservation is never given a TTL").isZero();
         assertThat(stored.value()).isEqualTo(LeaseValueCodec.format(ours));
         assertThat(admin.listKeys()).containsExactly(key);
+    }
+
+    /**
+     * Ours: in dual stack a lease key names both subnets, so two nodes that listed before either created its key
+     * can choose one IPv6 subnet with two IPv4 ones and both create their keys (upstream's race; it broke a CI run's
+     * dual-stack cluster, two nodes on one IPv6 /64). Here the other node's key, on the very IPv6 subnet we are
+     * about to reuse, appears after our listing (taken ahead) and before our creation: we must see it after creating
+     * ours, delete ours and choose again.
+     */
+    @Test
+    void inDualStackTheLaterOfTwoKeysOnOneIpv6SubnetChoosesAgain() throws Exception {
+        String dual = "{\"Network\":\"10.42.0.0/16\",\"EnableIPv6\":true,\"IPv6Network\":\"fd00:42::/56\",\"Backend\":{\"Type\":\"vxlan\"}}";
+        admin.putConfig(dual);
+        Ip4Net previous4 = Ip4Net.parse("10.42.7.0/24");
+        Ip6Net contested = Ip6Net.parse("fd00:42:0:7::/64");
+        LeaseAcquirer acquirer = new LeaseAcquirer(admin.store(), admin.options(etcd.endpoint()), EtcdAdmin.TIMINGS,
+                Clock.systemUTC(), new SplittableRandom(7), previous4, contested);
+        acquirer.listAhead().get(10, TimeUnit.SECONDS);
+        String earlier = admin.key(LeaseKeyCodec.format(Ip4Net.parse("10.42.9.0/24"), contested));
+        admin.putPlain(earlier, EtcdAdmin.upstreamValue("192.0.2.99", "{}"));
+
+        LeaseAcquirer.Acquired acquired = acquirer.acquire(NetConf.parse(dual, NetConf.Mode.ETCD),
+                EtcdFaultsIT.attrs("192.0.2.10", "0e:00:00:00:00:10"));
+
+        assertThat(acquired.lease().ipv6Subnet()).isNotEqualTo(contested);
+        assertThat(admin.listKeys()).containsExactlyInAnyOrder(earlier, acquired.key())
+                .doesNotContain(admin.key(LeaseKeyCodec.format(previous4, contested)));
     }
 
     @Test
