@@ -193,7 +193,6 @@ final class LeaseAcquirer {
         long leaseId = store.grant(timings.leaseTtl());
         if (store.createIfAbsent(key, value, leaseId)) {
             if (v6 != null && lostDualStackRace(key, v4, v6)) {
-                LOG.info("lease subnet taken by another node meanwhile under another key, choosing again key={}", key);
                 store.delete(key);
                 revokeQuietly(leaseId);
                 return null;
@@ -238,7 +237,7 @@ final class LeaseAcquirer {
                 continue; // skipped by every listing
             }
             if (s.ipv4().overlaps(v4) || (s.ipv6() != null && s.ipv6().overlaps(v6))) {
-                LOG.info("lease subnet also chosen by an earlier key key={} earlier={}", key, e.key());
+                LOG.info("lease subnet also chosen by an earlier key, choosing again key={} earlier={}", key, e.key());
                 return true;
             }
         }
