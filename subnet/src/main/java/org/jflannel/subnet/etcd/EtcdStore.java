@@ -75,6 +75,17 @@ final class EtcdStore implements AutoCloseable {
         return new Listing(r.getHeader().getRevision(), entries);
     }
 
+    /** Like {@link #list} without the values (each entry's value is empty): etcd's {@code keys_only}. */
+    Listing listKeys(String prefix) throws IOException, InterruptedException {
+        GetOption opt = GetOption.builder().isPrefix(true).withKeysOnly(true).build();
+        GetResponse r = await(client.getKVClient().get(bytes(prefix), opt), "list keys", prefix);
+        List<Entry> entries = new ArrayList<>(r.getKvs().size());
+        for (KeyValue kv : r.getKvs()) {
+            entries.add(Entry.of(kv));
+        }
+        return new Listing(r.getHeader().getRevision(), entries);
+    }
+
     /** Grants an etcd lease of {@code ttl}; returns its ID. */
     long grant(Duration ttl) throws IOException, InterruptedException {
         return await(client.getLeaseClient().grant(ttl.toSeconds()), "grant", ttl.toSeconds() + "s").getID();

@@ -71,7 +71,7 @@ final class LeaseAcquirer {
      * overlaps the interface selection and the backend's device set-up that come before the acquisition. Taking a
      * listing a moment early changes nothing: the creation is conditional on the key's absence (in dual stack also
      * checked after it, see {@link #lostDualStackRace}), and only this node writes leases with its public IP.
-     * Returns the listing's future (tests wait on it), null when a listing ahead was taken already.
+     * Returns the listing's future (tests wait on it); a second call returns the first call's future.
      */
     CompletableFuture<EtcdStore.Listing> listAhead() {
         if (listedAhead) {
@@ -223,7 +223,7 @@ final class LeaseAcquirer {
      * always sees the earlier one's key, since it lists after its own creation.
      */
     private boolean lostDualStackRace(String key, Ip4Net v4, Ip6Net v6) throws IOException, InterruptedException {
-        EtcdStore.Listing now = store.list(options.subnetsPrefix());
+        EtcdStore.Listing now = store.listKeys(options.subnetsPrefix()); // keys and revisions are all it needs
         long ours = now.entries().stream().filter(e -> e.key().equals(key)).mapToLong(EtcdStore.Entry::createRevision)
                 .findFirst().orElse(Long.MAX_VALUE);
         for (EtcdStore.Entry e : now.entries()) {
