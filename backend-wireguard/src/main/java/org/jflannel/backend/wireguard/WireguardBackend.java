@@ -12,6 +12,7 @@ import java.util.Objects;
 import org.jflannel.backend.wireguard.protocol.Device;
 import org.jflannel.backend.wireguard.protocol.HandshakeLoad;
 import org.jflannel.backend.wireguard.protocol.Timings;
+import org.jflannel.backend.wireguard.crypto.X25519;
 import org.jflannel.core.Backend;
 import org.jflannel.core.BackendConfig;
 import org.jflannel.core.ConfigException;
@@ -61,6 +62,7 @@ public final class WireguardBackend implements Backend {
     private final ExternalInterface ext;
     static final String OFFLOAD_ENV = "JFLANNEL_WG_OFFLOAD";
     static final String CRYPTO_THREADS_ENV = "JFLANNEL_WG_CRYPTO_THREADS";
+    static final String DATAPLANE_ENV = "JFLANNEL_WG_DATAPLANE";
     private final Map<String, String> env;
     private final Timings timings;
 
@@ -75,22 +77,37 @@ public final class WireguardBackend implements Backend {
         this.timings = Objects.requireNonNull(timings, "timings");
     }
 
+    /** Who runs the devices: {@code JFLANNEL_WG_DATAPLANE}. */
+    enum Implementation {
+        /** The kernel's WireGuard where it exists, else ours in userspace (the default). */
+        AUTO,
+        /** The kernel's WireGuard, as upstream; start-up fails without it. */
+        KERNEL,
+        /** Ours in userspace on a TUN, even where the kernel has WireGuard. */
+        USERSPACE
+    }
+
     @Override
     public WireguardNetwork register(NetConf conf, SubnetManager subnets)
             throws IOException, InterruptedException, ConfigException {
         BackendConfig.Wireguard cfg = config(conf);
         WgLayout layout = WgLayout.of(conf, cfg, ext);
+        Implementation implementation = implementation(env);
         SecureRandom random = new SecureRandom();
         byte[] privateKey = KeyFile.loadOrCreate(KeyFile.path(env), random);
+        byte[] publicKey = X25519.publicKey(privateKey);
         int mtu = (cfg.mtu() > 0 ? cfg.mtu() : ext.mtu()) - OVERHEAD;
         boolean offload = offloadWanted(env);
         int cryptoThreads = cryptoThreads(env);
+        List<KernelDevice> kernel = implementation == Implementation.USERSPACE ? List.of() : kernelDevices(layout, privateKey, mtu,
+                implementation);
         List<Opened> opened = new ArrayList<>();
         try {
-            for (WgLayout.Spec spec : layout.devices()) {
-                opened.add(open(spec, privateKey, random, mtu, offload, cryptoThreads));
+            if (kernel.isEmpty()) {
+                for (WgLayout.Spec spec : layout.devices()) {
+                    opened.add(open(spec, privateKey, random, mtu, offload, cryptoThreads));
+                }
             }
-            byte[] publicKey = opened.get(0).device.publicKey();
             boolean v4 = conf.enableIPv4();
             boolean v6 = conf.enableIPv6();
             Lease lease = subnets.acquireLease(new LeaseAttrs(v4 ? ext.publicIp() : null, v6 ? ext.publicIpv6() : null, "wireguard",
@@ -100,25 +117,36 @@ public final class WireguardBackend implements Backend {
                 throw new IOException("acquired lease " + lease.key() + " lacks the " + (v4 && lease.subnet() == null ? "IPv4" : "IPv6")
                         + " subnet the network enables");
             }
-            Map<String, Device> devices = new LinkedHashMap<>();
+            Map<String, PeerTable> tables = new LinkedHashMap<>();
             List<WireguardNetwork.Plane> planes = new ArrayList<>();
+            for (KernelDevice k : kernel) {
+                WgLayout.Spec spec = layout.devices().stream().filter(d -> d.name().equals(k.name())).findFirst().orElseThrow();
+                for (IpPrefix[] ar : addressesAndRoutes(spec, lease, conf)) {
+                    k.addressAndRoute(ar[0], ar[1]);
+                }
+                tables.put(k.name(), k);
+                planes.add(WireguardNetwork.Plane.kernel(k));
+            }
             for (Opened o : opened) {
-                configure(o.tun, o.spec, lease, conf, mtu);
+                for (IpPrefix[] ar : addressesAndRoutes(o.spec, lease, conf)) {
+                    o.tun.addressAndRoute(ar[0], ar[1], mtu);
+                }
                 o.plane.start(o.device);
-                devices.put(o.spec.name(), o.device);
-                planes.add(new WireguardNetwork.Plane(o.spec.name(), o.device, o.plane));
+                tables.put(o.spec.name(), PeerTable.userspace(o.device));
+                planes.add(WireguardNetwork.Plane.userspace(o.spec.name(), o.device, o.plane));
             }
-            WireguardPeers peers = new WireguardPeers(devices, layout, cfg, ext.publicIp(), v6 ? ext.publicIpv6() : null);
-            WireguardNetwork network = new WireguardNetwork(lease, mtu, peers, planes);
-            for (Opened o : opened) {
-                Dataplane.Offloads offloads = o.plane.offloads();
-                LOG.info("wireguard network registered lease={} dev={} mode={} mtu={} bind={} routes={} dataplane=userspace publicKey={} psk={} keepalive={} offload={} gso={} gro={} cryptoThreads={}",
-                        lease.key(), o.spec.name(), cfg.mode().text(), mtu, o.socket, (o.spec.routesIpv4() ? "ipv4" : "")
-                        + (o.spec.routesIpv4() && o.spec.routesIpv6() ? "," : "") + (o.spec.routesIpv6() ? "ipv6" : ""),
-                        java.util.Base64.getEncoder().encodeToString(publicKey), cfg.psk() != null, cfg.persistentKeepaliveSeconds(),
-                        offloads.vnetHdr(), offloads.gso(), offloads.gro(), cryptoThreads);
+            WireguardPeers peers = new WireguardPeers(tables, layout, cfg, ext.publicIp(), v6 ? ext.publicIpv6() : null);
+            WireguardNetwork network = new WireguardNetwork(lease, mtu, publicKey, peers, planes);
+            for (WgLayout.Spec spec : layout.devices()) {
+                Opened o = opened.stream().filter(x -> x.spec.name().equals(spec.name())).findFirst().orElse(null);
+                Dataplane.Offloads offloads = o == null ? Dataplane.Offloads.NONE : o.plane.offloads();
+                LOG.info("wireguard network registered lease={} dev={} mode={} mtu={} port={} bind={} routes={} dataplane={} publicKey={} psk={} keepalive={} offload={} gso={} gro={} cryptoThreads={}",
+                        lease.key(), spec.name(), cfg.mode().text(), mtu, spec.port(), o == null ? "kernel" : o.socket,
+                        (spec.routesIpv4() ? "ipv4" : "") + (spec.routesIpv4() && spec.routesIpv6() ? "," : "") + (spec.routesIpv6() ? "ipv6" : ""),
+                        o == null ? "kernel" : "userspace", java.util.Base64.getEncoder().encodeToString(publicKey), cfg.psk() != null,
+                        cfg.persistentKeepaliveSeconds(), offloads.vnetHdr(), offloads.gso(), offloads.gro(), o == null ? 0 : cryptoThreads);
             }
-            if (Runtime.version().feature() < 21) {
+            if (kernel.isEmpty() && Runtime.version().feature() < 21) {
                 // every packet is sealed and opened by the JDK's ChaCha20-Poly1305: JDK 17 has no intrinsics for it
                 LOG.warn("wireguard userspace crypto on a slow runtime runtime={} hint=\"run flanneld on Temurin 25 (the image's; bin/flanneld: JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java FLANNELD_JIT=c2)\"",
                         Runtime.version());
@@ -128,8 +156,50 @@ public final class WireguardBackend implements Backend {
             for (Opened o : opened) {
                 o.close();
             }
+            for (KernelDevice k : kernel) {
+                k.close();
+            }
             throw e;
         }
+    }
+
+    /**
+     * Kernel mode's devices, one per entry of the layout; an empty list when {@code AUTO} finds no WireGuard in
+     * the kernel (then userspace runs, said in one log line). {@code KERNEL} without it fails with what the
+     * kernel answered and the variable that asked.
+     */
+    private static List<KernelDevice> kernelDevices(WgLayout layout, byte[] privateKey, int mtu, Implementation implementation)
+            throws IOException {
+        List<KernelDevice> made = new ArrayList<>();
+        try {
+            for (WgLayout.Spec spec : layout.devices()) {
+                made.add(KernelDevice.create(spec, privateKey, mtu));
+            }
+            return made;
+        } catch (NetlinkException e) {
+            for (KernelDevice k : made) {
+                k.close();
+            }
+            if (implementation == Implementation.AUTO && KernelDevice.absent(e)) {
+                LOG.info("wireguard kernel module not available, running WireGuard in userspace dev={} reason=\"{}\"",
+                        layout.devices().get(0).name(), e.getMessage());
+                return List.of();
+            }
+            throw new IOException("wireguard kernel device " + layout.devices().get(0).name() + ": " + e.getMessage()
+                    + (KernelDevice.absent(e) ? " (" + DATAPLANE_ENV + "=kernel asks for the kernel's WireGuard, which this kernel lacks;"
+                    + " unset it to run WireGuard in userspace)" : ""), e);
+        }
+    }
+
+    /** {@code JFLANNEL_WG_DATAPLANE}: {@code auto} (default), {@code kernel} or {@code userspace}. */
+    static Implementation implementation(Map<String, String> env) {
+        String v = env.getOrDefault(DATAPLANE_ENV, "");
+        return switch (v) {
+            case "", "auto" -> Implementation.AUTO;
+            case "kernel" -> Implementation.KERNEL;
+            case "userspace" -> Implementation.USERSPACE;
+            default -> throw new IllegalArgumentException(DATAPLANE_ENV + ": expected auto, kernel or userspace, got \"" + v + "\"");
+        };
     }
 
     /** One device's parts before it runs: its TUN, socket, packet threads (not started) and protocol. */
@@ -221,18 +291,20 @@ public final class WireguardBackend implements Backend {
     }
 
     /**
-     * Upstream's {@code Configure}/{@code ConfigureV6}: MTU and up, then per family the device routes, the
-     * lease subnet's own address ({@code /32}, {@code /128}) and the route of the whole flannel Network
-     * ({@code IPv6Network}) through the device.
+     * Upstream's {@code Configure}/{@code ConfigureV6}, per family the device routes: the lease subnet's own
+     * address ({@code /32}, {@code /128}) and the route of the whole flannel Network ({@code IPv6Network})
+     * through the device, as pairs {own address, network}.
      */
-    private static void configure(TunDevice tun, WgLayout.Spec spec, Lease lease, NetConf conf, int mtu) throws NetlinkException {
+    private static List<IpPrefix[]> addressesAndRoutes(WgLayout.Spec spec, Lease lease, NetConf conf) {
+        List<IpPrefix[]> out = new ArrayList<>(2);
         if (spec.routesIpv4()) {
-            tun.addressAndRoute(new IpPrefix(lease.subnet().inetAddress(), 32),
-                    new IpPrefix(conf.network().inetAddress(), conf.network().prefixLength()), mtu);
+            out.add(new IpPrefix[] {new IpPrefix(lease.subnet().inetAddress(), 32),
+                new IpPrefix(conf.network().inetAddress(), conf.network().prefixLength())});
         }
         if (spec.routesIpv6()) {
-            tun.addressAndRoute(new IpPrefix(lease.ipv6Subnet().inetAddress(), 128),
-                    new IpPrefix(conf.ipv6Network().inetAddress(), conf.ipv6Network().prefixLength()), mtu);
+            out.add(new IpPrefix[] {new IpPrefix(lease.ipv6Subnet().inetAddress(), 128),
+                new IpPrefix(conf.ipv6Network().inetAddress(), conf.ipv6Network().prefixLength())});
         }
+        return out;
     }
 }

@@ -11,29 +11,52 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The registered wireguard network: its peers kept by the backends' one loop ({@link PeerNetwork} over
- * {@link WireguardPeers}, the peer tables of our userspace {@link Device}s), and per device the packet
- * threads ({@link Dataplane}) that own it and its socket, closed with it. One device ({@code flannel-wg}),
- * or two in separate mode with both families ({@code flannel-wg-v6} too).
+ * {@link WireguardPeers}, the devices' peer tables), and per device what owns it, closed with it: in
+ * userspace the packet threads ({@link Dataplane}) with the TUN and socket, in kernel mode the
+ * {@link KernelDevice}. One device ({@code flannel-wg}), or two in separate mode with both families
+ * ({@code flannel-wg-v6} too).
  */
 public final class WireguardNetwork extends PeerNetwork<WgPeer> {
     private static final Logger LOG = LoggerFactory.getLogger(WireguardNetwork.class);
 
-    /** One device: its name, the protocol, and its packet threads (null in tests). */
-    record Plane(String name, Device device, Dataplane dataplane) {
+    /**
+     * One device: its name, its peer table, our protocol (null in kernel mode) and what owns the device
+     * (the packet threads or the kernel device; null in tests).
+     */
+    record Plane(String name, PeerTable table, Device device, AutoCloseable owner) {
+        /** A userspace device: the table is the protocol's. */
+        static Plane userspace(String name, Device device, Dataplane dataplane) {
+            return new Plane(name, PeerTable.userspace(device), device, dataplane);
+        }
+
+        static Plane kernel(KernelDevice device) {
+            return new Plane(device.name(), device, null, device);
+        }
     }
 
     private final List<Plane> planes;
+    private final byte[] publicKey;
     private volatile boolean closed;
 
-    WireguardNetwork(Lease lease, int mtu, WireguardPeers peers, List<Plane> planes) {
+    WireguardNetwork(Lease lease, int mtu, byte[] publicKey, WireguardPeers peers, List<Plane> planes) {
         super(WireguardPeers.TYPE, lease, mtu, peers, LoopCounters.NONE, () -> {
             for (Plane p : planes) {
-                if (p.dataplane() != null) {
-                    p.dataplane().close();
+                if (p.owner() != null) {
+                    try {
+                        p.owner().close();
+                    } catch (Exception e) {
+                        LOG.warn("wireguard device close failed dev={} error={}", p.name(), e.toString());
+                    }
                 }
             }
         });
         this.planes = List.copyOf(planes);
+        this.publicKey = publicKey.clone();
+    }
+
+    /** True when the kernel runs the devices (kernel mode), false when this process does (userspace). */
+    public boolean kernelMode() {
+        return planes.get(0).device() == null;
     }
 
     /** The first device's name: {@code flannel-wg}, or {@code flannel-wg-v6} in an IPv6-only separate network. */
@@ -48,26 +71,26 @@ public final class WireguardNetwork extends PeerNetwork<WgPeer> {
 
     /** Our public key (every device has the one key of the key file, as upstream's). */
     public byte[] publicKey() {
-        return planes.get(0).device().publicKey();
+        return publicKey.clone();
     }
 
-    /** The first device's counters (see {@link #allCounters}). */
+    /** The first device's counters (see {@link #allCounters}); all zero in kernel mode (the kernel's are its own). */
     public Counters counters() {
-        return planes.get(0).device().counters();
+        return allCounters().get(0);
     }
 
-    /** Each device's counters, in {@link #deviceNames} order. */
+    /** Each device's counters, in {@link #deviceNames} order; all zero in kernel mode. */
     public List<Counters> allCounters() {
-        return planes.stream().map(p -> p.device().counters()).toList();
+        return planes.stream().map(p -> p.device() != null ? p.device().counters() : new Counters()).toList();
     }
 
     /** Peers in the devices (a key a device refused is not one; a peer on both devices counts twice). */
     @Override
     public int peers() {
-        return planes.stream().mapToInt(p -> p.device().peers().size()).sum();
+        return planes.stream().mapToInt(p -> p.table().peers()).sum();
     }
 
-    /** The first device's protocol, for tests and metrics. */
+    /** The first device's protocol, for tests and metrics; null in kernel mode. */
     public Device device() {
         return planes.get(0).device();
     }
@@ -87,7 +110,7 @@ public final class WireguardNetwork extends PeerNetwork<WgPeer> {
         closed = true;
         super.close();
         for (Plane p : planes) {
-            LOG.info("wireguard network closed dev={} {}", p.name(), p.device().counters());
+            LOG.info("wireguard network closed dev={} {}", p.name(), p.device() != null ? p.device().counters() : "dataplane=kernel");
         }
     }
 }

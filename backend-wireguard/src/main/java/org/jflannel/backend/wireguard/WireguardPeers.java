@@ -1,5 +1,6 @@
 package org.jflannel.backend.wireguard;
 
+import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -22,8 +23,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The wireguard backend's side of the shared {@link PeerLoop}: the peer tables of our userspace
- * {@link Device}s (upstream's {@code handleSubnetEvents}). A wireguard lease wants, by mode:
+ * The wireguard backend's side of the shared {@link PeerLoop}: the devices' peer tables ({@link PeerTable}:
+ * our userspace {@link Device}s, or the kernel's devices in kernel mode; upstream's {@code handleSubnetEvents}). A wireguard lease wants, by mode:
  * <ul>
  *   <li>{@code separate}: on {@code flannel-wg} the key of its BackendData, endpoint {@code PublicIP:Port},
  *       allowed IPs its IPv4 subnet; on {@code flannel-wg-v6} the key of its BackendV6Data, endpoint
@@ -37,14 +38,14 @@ import org.slf4j.LoggerFactory;
  * as upstream, which ignores it. Our PSK and keepalive. A peer whose key stays the same is updated in
  * place (its sessions kept, as {@code wg set} does); a new key replaces the peer (node restarted
  * without its key file); a removed lease takes its peers away (sessions wiped, traffic dropped from
- * then on). The tables are ours alone and the devices with their routes go with the process: nothing
- * to read back or heal.
+ * then on). The tables are ours alone (userspace: in this process; kernel: devices only this daemon
+ * configures, made afresh at start): nothing to read back or heal.
  */
 final class WireguardPeers implements OwnTable<WgPeer> {
     private static final Logger LOG = LoggerFactory.getLogger(WireguardPeers.class);
     static final String TYPE = "wireguard";
 
-    private final Map<String, Device> devices;
+    private final Map<String, PeerTable> devices;
     private final WgLayout layout;
     private final BackendConfig.Wireguard cfg;
     private final Inet4Address ownV4;
@@ -55,7 +56,7 @@ final class WireguardPeers implements OwnTable<WgPeer> {
      * @param ownV4   our public IPv4 (auto mode's choice), or null
      * @param ownV6   our public IPv6 (auto mode's choice), or null
      */
-    WireguardPeers(Map<String, Device> devices, WgLayout layout, BackendConfig.Wireguard cfg, Inet4Address ownV4,
+    WireguardPeers(Map<String, PeerTable> devices, WgLayout layout, BackendConfig.Wireguard cfg, Inet4Address ownV4,
             Inet6Address ownV6) {
         this.devices = Map.copyOf(devices);
         this.layout = layout;
@@ -173,7 +174,7 @@ final class WireguardPeers implements OwnTable<WgPeer> {
                 + " keepalive=" + p.keepaliveSeconds();
     }
 
-    /** Each peer set on the device; a key the device refuses (small order) is logged and stays out. */
+    /** Each peer set on the device; a key the device refuses (small order), or a request the kernel refuses, is logged and stays out. */
     @Override
     public List<WgPeer> write(List<WgPeer> entries, Writing<WgPeer> how) {
         List<WgPeer> failed = new ArrayList<>();
@@ -189,8 +190,8 @@ final class WireguardPeers implements OwnTable<WgPeer> {
         try {
             devices.get(p.device()).setPeer(p.key(), cfg.psk(), p.endpoint(), p.allowedIps(), p.keepaliveSeconds());
             return true;
-        } catch (IllegalArgumentException ex) {
-            LOG.warn("wireguard peer refused publicKey={} error={}", p.publicKey(), ex.getMessage());
+        } catch (IllegalArgumentException | IOException ex) {
+            LOG.warn("wireguard peer refused dev={} publicKey={} error={}", p.device(), p.publicKey(), ex.getMessage());
             return false;
         }
     }
@@ -212,7 +213,11 @@ final class WireguardPeers implements OwnTable<WgPeer> {
 
     @Override
     public void delete(WgPeer p) {
-        devices.get(p.device()).removePeer(p.key()); // its sessions and allowed IPs go
-        LOG.info("wireguard peer removed dev={} publicKey={}", p.device(), p.publicKey());
+        try {
+            devices.get(p.device()).removePeer(p.key()); // its sessions and allowed IPs go
+            LOG.info("wireguard peer removed dev={} publicKey={}", p.device(), p.publicKey());
+        } catch (IOException e) {
+            LOG.warn("wireguard peer removal failed dev={} publicKey={} error={}", p.device(), p.publicKey(), e.getMessage());
+        }
     }
 }

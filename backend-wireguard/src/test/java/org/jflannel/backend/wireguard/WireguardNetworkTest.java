@@ -41,8 +41,9 @@ class WireguardNetworkTest {
     static WireguardNetwork single(Lease own, BackendConfig.Wireguard cfg, Device device) {
         WgLayout layout = new WgLayout(cfg.mode(), List.of(new WgLayout.Spec(WireguardBackend.DEVICE, cfg.listenPort(),
                 Ip4Net.toInet(Ip4Net.parseAddress("192.0.2.1")), true, false)));
-        return new WireguardNetwork(own, 1420, new WireguardPeers(java.util.Map.of(WireguardBackend.DEVICE, device), layout, cfg, null, null),
-                List.of(new WireguardNetwork.Plane(WireguardBackend.DEVICE, device, null)));
+        return new WireguardNetwork(own, 1420, device.publicKey(),
+                new WireguardPeers(java.util.Map.of(WireguardBackend.DEVICE, PeerTable.userspace(device)), layout, cfg, null, null),
+                List.of(WireguardNetwork.Plane.userspace(WireguardBackend.DEVICE, device, null)));
     }
 
     private static Lease lease(String subnet, String ip, String type, String data) {

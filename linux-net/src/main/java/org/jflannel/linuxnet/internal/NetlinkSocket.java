@@ -7,7 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An AF_NETLINK/NETLINK_ROUTE socket: raw bytes in and out of reused direct buffers. It is bound to
+ * An AF_NETLINK socket (NETLINK_ROUTE, or NETLINK_GENERIC): raw bytes in and out of reused direct buffers. It is bound to
  * the network namespace of the thread that opened it. Not thread-safe; one owner.
  */
 public final class NetlinkSocket implements AutoCloseable {
@@ -23,11 +23,16 @@ public final class NetlinkSocket implements AutoCloseable {
      * to the given multicast groups (0 = none).
      */
     public static NetlinkSocket open(int groups, int rcvBuf, boolean strict) throws NetlinkException {
+        return open(LibC.NETLINK_ROUTE, groups, rcvBuf, strict);
+    }
+
+    /** As {@link #open(int, int, boolean)} for another netlink protocol ({@link LibC#NETLINK_GENERIC}). */
+    public static NetlinkSocket open(int protocol, int groups, int rcvBuf, boolean strict) throws NetlinkException {
         int raw;
         try {
-            raw = LibC.socket(LibC.AF_NETLINK, LibC.SOCK_RAW | LibC.SOCK_CLOEXEC, LibC.NETLINK_ROUTE);
+            raw = LibC.socket(LibC.AF_NETLINK, LibC.SOCK_RAW | LibC.SOCK_CLOEXEC, protocol);
         } catch (LastErrorException e) {
-            throw new NetlinkException("socket", "AF_NETLINK/NETLINK_ROUTE", e.getErrorCode(), "");
+            throw new NetlinkException("socket", "AF_NETLINK protocol " + protocol, e.getErrorCode(), "");
         }
         Fd fd = new Fd(raw, "netlink socket");
         try {

@@ -106,6 +106,15 @@ public final class RtNetlink implements AutoCloseable {
         createSimple(name, "bridge");
     }
 
+    /**
+     * Creates a kernel WireGuard device (kind {@code wireguard}; the kernel loads the module when it
+     * can): EOPNOTSUPP ("Unknown device type") when the kernel has no WireGuard, EEXIST when a device of
+     * that name exists. Configure it through {@link WireguardNetlink}.
+     */
+    public synchronized void createWireguard(String name) throws NetlinkException {
+        createSimple(name, "wireguard");
+    }
+
     private void createSimple(String name, String kind) throws NetlinkException {
         Names.checkIfName(kind + " name", name);
         LinkCodec.newSimple(channel.request(RTM_NEWLINK, CREATE_EXCL), name, kind);

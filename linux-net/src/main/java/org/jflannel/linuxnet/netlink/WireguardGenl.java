@@ -1,15 +1,16 @@
 package org.jflannel.linuxnet.netlink;
 
 import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.util.List;
 
 /**
  * Requests to the kernel's WireGuard generic netlink family (include/uapi/linux/wireguard.h), as
  * upstream flannel configures {@code flannel-wg} through wgctrl where the module exists: the family
  * lookup ({@code CTRL_CMD_GETFAMILY "wireguard"}) and {@code WG_CMD_SET_DEVICE} with the private
- * key, listen port and peers (public key, PSK, endpoint, keepalive, allowed IPs). Encoding only,
- * tested against bytes derived by hand from the UAPI header: this machine's kernel has no WireGuard,
- * so no request was ever sent; the socket side and the backend's kernel mode are still to come.
+ * key, listen port and peers (public key, PSK, endpoint, keepalive, allowed IPs). The encoding,
+ * tested against bytes derived by hand from the UAPI header; {@link WireguardNetlink} sends it.
  */
 public final class WireguardGenl {
     static final int GENL_ID_CTRL = 0x10;
@@ -37,10 +38,15 @@ public final class WireguardGenl {
     static final int WGALLOWEDIP_A_CIDR_MASK = 3;
     static final int NLA_F_NESTED = 0x8000;
     static final int REQUEST_ACK = 0x5; // NLM_F_REQUEST | NLM_F_ACK
+    static final int CTRL_ATTR_FAMILY_ID = 1;
     static final int AF_INET = 2;
+    static final int AF_INET6 = 10;
 
-    /** One peer of a {@code WG_CMD_SET_DEVICE}: {@code psk} null for none, {@code endpoint} null to leave it. */
-    public record PeerSpec(byte[] publicKey, byte[] psk, Inet4Address endpoint, int port, int keepaliveSeconds,
+    /**
+     * One peer of a {@code WG_CMD_SET_DEVICE}: {@code psk} null to leave it as it is, {@code endpoint}
+     * (IPv4 or IPv6) null to leave it.
+     */
+    public record PeerSpec(byte[] publicKey, byte[] psk, InetAddress endpoint, int port, int keepaliveSeconds,
             List<IpPrefix> allowedIps, int flags) {
         public PeerSpec {
             if (publicKey == null || publicKey.length != 32) {
@@ -62,9 +68,14 @@ public final class WireguardGenl {
     /** CTRL_CMD_GETFAMILY for "wireguard" (the reply's CTRL_ATTR_FAMILY_ID is the type of the requests below). */
     static byte[] getFamily(int seq) {
         NlWriter w = NlWriter.heap(64).begin(GENL_ID_CTRL, REQUEST_ACK, seq);
-        w.u8(CTRL_CMD_GETFAMILY).u8(1).u16(0);
-        w.attrString(CTRL_ATTR_FAMILY_NAME, FAMILY);
+        getFamily(w, FAMILY);
         return w.finishBytes();
+    }
+
+    /** The body of CTRL_CMD_GETFAMILY for {@code name}, after a header of type {@link #GENL_ID_CTRL}. */
+    static void getFamily(NlWriter w, String name) {
+        w.u8(CTRL_CMD_GETFAMILY).u8(1).u16(0);
+        w.attrString(CTRL_ATTR_FAMILY_NAME, name);
     }
 
     /**
@@ -74,6 +85,12 @@ public final class WireguardGenl {
     static byte[] setDevice(int familyId, int seq, String ifname, byte[] privateKey, int listenPort, int flags,
             List<PeerSpec> peers) {
         NlWriter w = NlWriter.heap(256 + 256 * peers.size()).begin(familyId, REQUEST_ACK, seq);
+        setDevice(w, ifname, privateKey, listenPort, flags, peers);
+        return w.finishBytes();
+    }
+
+    /** The body of {@link #setDevice(int, int, String, byte[], int, int, List)} after a header of the family's type. */
+    static void setDevice(NlWriter w, String ifname, byte[] privateKey, int listenPort, int flags, List<PeerSpec> peers) {
         w.u8(WG_CMD_SET_DEVICE).u8(WG_GENL_VERSION).u16(0);
         w.attrString(WGDEVICE_A_IFNAME, ifname);
         if (privateKey != null) {
@@ -97,7 +114,7 @@ public final class WireguardGenl {
                     w.attr(WGPEER_A_PRESHARED_KEY, p.psk());
                 }
                 if (p.endpoint() != null) {
-                    w.attr(WGPEER_A_ENDPOINT, sockaddrIn(p.endpoint(), p.port()));
+                    w.attr(WGPEER_A_ENDPOINT, sockaddr(p.endpoint(), p.port()));
                 }
                 if ((p.flags() & WGPEER_F_REMOVE_ME) == 0) {
                     w.attrU16(WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL, p.keepaliveSeconds()); // 0 turns it off
@@ -107,7 +124,7 @@ public final class WireguardGenl {
                     for (IpPrefix a : p.allowedIps()) {
                         int ip = w.nest(NLA_F_NESTED);
                         byte[] addr = a.address().getAddress();
-                        w.attrU16(WGALLOWEDIP_A_FAMILY, addr.length == 4 ? AF_INET : 10);
+                        w.attrU16(WGALLOWEDIP_A_FAMILY, addr.length == 4 ? AF_INET : AF_INET6);
                         w.attr(WGALLOWEDIP_A_IPADDR, addr);
                         w.attrU8(WGALLOWEDIP_A_CIDR_MASK, a.prefixLength());
                         w.end(ip);
@@ -118,7 +135,26 @@ public final class WireguardGenl {
             }
             w.end(all);
         }
-        return w.finishBytes();
+    }
+
+    /** A peer's bytes in a request, at most (key, flags, PSK, endpoint, keepalive and the nests), without its allowed IPs. */
+    static int peerSize(PeerSpec p) {
+        return 4 + 36 + 8 + 36 + 32 + 8 + 4 + 40 * p.allowedIps().size();
+    }
+
+    /** sockaddr_in or sockaddr_in6, as the kernel takes a peer's endpoint. */
+    static byte[] sockaddr(InetAddress a, int port) {
+        return a instanceof Inet6Address v6 ? sockaddrIn6(v6, port) : sockaddrIn((Inet4Address) a, port);
+    }
+
+    /** struct sockaddr_in6: family (host order), port (network order), flow info 0, address, scope id 0. */
+    static byte[] sockaddrIn6(Inet6Address a, int port) {
+        byte[] s = new byte[28];
+        s[0] = AF_INET6;
+        s[2] = (byte) (port >>> 8);
+        s[3] = (byte) port;
+        System.arraycopy(a.getAddress(), 0, s, 8, 16);
+        return s;
     }
 
     /** struct sockaddr_in: family (host order), port (network order), address, 8 zero bytes. */

@@ -81,4 +81,28 @@ class WireguardGenlTest {
                 + "08000300" + "01000000";                                     //     REMOVE_ME, nothing else
         assertThat(HEX.formatHex(msg)).isEqualTo(expected);
     }
+
+    @Test
+    void anIpv6PeerHasASockaddrIn6AndAnIpv6AllowedIp() throws Exception {
+        WireguardGenl.PeerSpec peer = new WireguardGenl.PeerSpec(filled(0x55), null, InetAddress.getByName("2001:db8::2"), 51821, 0,
+                List.of(new IpPrefix(InetAddress.getByName("fd00:0:0:7::"), 64)), WireguardGenl.WGPEER_F_REPLACE_ALLOWEDIPS);
+        byte[] msg = WireguardGenl.setDevice(0x1f, 3, "flannel-wg-v6", null, 0, 0, List.of(peer));
+        String expected = ""
+                + "b0000000" + "1f00" + "0500" + "03000000" + "00000000"       // 176 bytes
+                + "01010000"
+                + "12000200" + "666c616e6e656c2d77672d7636" + "00" + "0000"    // "flannel-wg-v6\0", 2 pad
+                + "88000880"                                                   // peers, 136 bytes
+                + "84000080"                                                   //   peer 0, 132 bytes: 4 + 36 + 8 + 32 + 8 + 44
+                + "24000100" + rep("55", 32)                                   //     WGPEER_A_PUBLIC_KEY
+                + "08000300" + "02000000"                                      //     REPLACE_ALLOWEDIPS
+                + "20000400" + "0a00" + "ca6d" + "00000000"                    //     WGPEER_A_ENDPOINT sockaddr_in6: AF_INET6, port 51821, flow 0,
+                + "20010db8000000000000000000000002" + "00000000"              //       2001:db8::2, scope 0
+                + "06000500" + "0000" + "0000"                                 //     keepalive 0: off
+                + "2c000980"                                                   //     allowed IPs, 44 bytes
+                + "28000080"                                                   //       allowed ip 0, 40 bytes
+                + "06000100" + "0a00" + "0000"                                 //         AF_INET6
+                + "14000200" + "fd000000000000070000000000000000"              //         fd00:0:0:7::
+                + "05000300" + "40" + "000000";                                //         /64
+        assertThat(HEX.formatHex(msg)).isEqualTo(expected);
+    }
 }

@@ -1,0 +1,131 @@
+package org.jflannel.backend.wireguard;
+
+import java.net.InetAddress;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.jflannel.backend.wireguard.protocol.AllowedIp;
+import org.jflannel.backend.wireguard.protocol.Endpoint;
+import org.jflannel.core.Ip4Net;
+import org.jflannel.core.Ip6Net;
+import org.jflannel.linuxnet.NetlinkException;
+import org.jflannel.linuxnet.netlink.IpPrefix;
+import org.jflannel.linuxnet.netlink.Link;
+import org.jflannel.linuxnet.netlink.Route;
+import org.jflannel.linuxnet.netlink.RtNetlink;
+import org.jflannel.linuxnet.netlink.WireguardGenl;
+import org.jflannel.linuxnet.netlink.WireguardNetlink;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Kernel mode: one device as upstream's {@code pkg/backend/wireguard/device.go} makes it, where the kernel
+ * has WireGuard. The {@code wireguard} generic netlink family resolved (which loads the module), a link of
+ * kind {@code wireguard} through rtnetlink (a leftover of that name deleted first, as upstream), its MTU,
+ * then through the family the private key, the listen port and an empty peer table; {@link #configure} gives it upstream's address, route and up;
+ * peers go in and out one request each (allowed IPs replaced, as upstream's {@code ReplaceAllowedIPs}).
+ * The kernel does the rest: handshakes, timers, the data path. {@link #close} deletes the device, as
+ * upstream does when it stops.
+ */
+final class KernelDevice implements PeerTable, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(KernelDevice.class);
+    private static final int ENODEV = 19;
+
+    private final String name;
+    private final WireguardNetlink genl;
+    private final Set<String> keys = new HashSet<>();
+
+    private KernelDevice(String name, WireguardNetlink genl) {
+        this.name = name;
+        this.genl = genl;
+    }
+
+    /**
+     * Creates and keys the device of {@code spec}. A {@link NetlinkException} for which {@link #absent}
+     * holds when the kernel has no WireGuard; nothing is left behind on failure.
+     */
+    static KernelDevice create(WgLayout.Spec spec, byte[] privateKey, int mtu) throws NetlinkException {
+        // the family first: its lookup loads the module where there is one, and where there is none
+        // nothing has been touched (no device of that name deleted)
+        WireguardNetlink genl = WireguardNetlink.open();
+        try (RtNetlink nl = RtNetlink.open()) {
+            nl.deleteLink(spec.name()); // upstream removes a device of that name first (a restart's leftover)
+            nl.createWireguard(spec.name());
+            try {
+                Link link = nl.link(spec.name()).orElseThrow(() ->
+                        new NetlinkException("RTM_GETLINK", spec.name(), ENODEV, "wireguard device vanished after creation"));
+                nl.setMtu(link.index(), mtu);
+                genl.setDevice(spec.name(), privateKey, spec.port(), WireguardGenl.WGDEVICE_F_REPLACE_PEERS, List.of());
+                return new KernelDevice(spec.name(), genl);
+            } catch (NetlinkException | RuntimeException e) {
+                nl.deleteLink(spec.name());
+                throw e;
+            }
+        } catch (NetlinkException | RuntimeException e) {
+            genl.close();
+            throw e;
+        }
+    }
+
+    /** True when {@code e} says the kernel has no WireGuard: the link kind unknown, or the family missing. */
+    static boolean absent(NetlinkException e) {
+        return (e.operation().equals("RTM_NEWLINK") && e.errnoName().equals("EOPNOTSUPP"))
+                || (e.operation().equals("CTRL_CMD_GETFAMILY") && e.errnoName().equals("ENOENT"));
+    }
+
+    String name() {
+        return name;
+    }
+
+    /** Upstream's {@code Configure}: the lease subnet's own address ({@code own}), up, and the route of the whole Network through it. */
+    void addressAndRoute(IpPrefix own, IpPrefix network) throws NetlinkException {
+        try (RtNetlink nl = RtNetlink.open()) {
+            int index = nl.link(name).orElseThrow(() ->
+                    new NetlinkException("RTM_GETLINK", name, ENODEV, "wireguard device vanished")).index();
+            nl.replaceAddress(index, own);
+            nl.setUp(index);
+            nl.replaceRoute(Route.device(network, index));
+        }
+    }
+
+    @Override
+    public synchronized void setPeer(byte[] publicKey, byte[] psk, Endpoint endpoint, List<AllowedIp> allowedIps,
+            int keepaliveSeconds) throws NetlinkException {
+        List<IpPrefix> ips = allowedIps.stream().map(KernelDevice::prefix).toList();
+        genl.setDevice(name, null, 0, 0, List.of(new WireguardGenl.PeerSpec(publicKey, psk, address(endpoint), endpoint.port(),
+                keepaliveSeconds, ips, WireguardGenl.WGPEER_F_REPLACE_ALLOWEDIPS)));
+        keys.add(java.util.Base64.getEncoder().encodeToString(publicKey));
+    }
+
+    @Override
+    public synchronized void removePeer(byte[] publicKey) throws NetlinkException {
+        genl.setDevice(name, null, 0, 0, List.of(new WireguardGenl.PeerSpec(publicKey, null, null, 0, 0, List.of(),
+                WireguardGenl.WGPEER_F_REMOVE_ME)));
+        keys.remove(java.util.Base64.getEncoder().encodeToString(publicKey));
+    }
+
+    @Override
+    public synchronized int peers() {
+        return keys.size();
+    }
+
+    static InetAddress address(Endpoint e) {
+        return e.ipv4() ? Ip4Net.toInet(e.address()) : Ip6Net.toInet(e.high(), e.low());
+    }
+
+    static IpPrefix prefix(AllowedIp a) {
+        return new IpPrefix(a.ipv6() ? Ip6Net.toInet(a.high(), a.low()) : Ip4Net.toInet(a.address()), a.prefixLength());
+    }
+
+    /** Deletes the device (its peers, address and routes with it), as upstream does on shutdown. */
+    @Override
+    public void close() {
+        genl.close();
+        try (RtNetlink nl = RtNetlink.open()) {
+            nl.deleteLink(name);
+            LOG.info("wireguard kernel device deleted dev={}", name);
+        } catch (NetlinkException e) {
+            LOG.warn("wireguard kernel device delete failed dev={} error={}", name, e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package org.jflannel.backend.wireguard;
+
+import java.io.IOException;
+import java.util.List;
+import org.jflannel.backend.wireguard.protocol.AllowedIp;
+import org.jflannel.backend.wireguard.protocol.Device;
+import org.jflannel.backend.wireguard.protocol.Endpoint;
+
+/**
+ * A WireGuard device's peer table, as {@link WireguardPeers} writes it: our userspace {@link Device}'s
+ * ({@link #userspace}), or the kernel's through generic netlink ({@link KernelDevice}).
+ */
+interface PeerTable {
+    /**
+     * Adds the peer, or updates the one with this key (its sessions kept; the allowed IPs replaced). An
+     * {@link IllegalArgumentException} for a key the device refuses, an {@link IOException} when the
+     * kernel refuses the request.
+     */
+    void setPeer(byte[] publicKey, byte[] psk, Endpoint endpoint, List<AllowedIp> allowedIps, int keepaliveSeconds)
+            throws IOException;
+
+    /** Removes the peer with this key, its sessions and allowed IPs; quiet when there is none. */
+    void removePeer(byte[] publicKey) throws IOException;
+
+    /** How many peers the table holds. */
+    int peers();
+
+    /** Our userspace device's table. */
+    static PeerTable userspace(Device device) {
+        return new PeerTable() {
+            @Override
+            public void setPeer(byte[] publicKey, byte[] psk, Endpoint endpoint, List<AllowedIp> allowedIps, int keepaliveSeconds) {
+                device.setPeer(publicKey, psk, endpoint, allowedIps, keepaliveSeconds);
+            }
+
+            @Override
+            public void removePeer(byte[] publicKey) {
+                device.removePeer(publicKey);
+            }
+
+            @Override
+            public int peers() {
+                return device.peers().size();
+            }
+        };
+    }
+}

@@ -1,0 +1,123 @@
+package org.jflannel.backend.wireguard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.jflannel.backend.wireguard.protocol.Timings;
+import org.jflannel.core.LeaseEvent;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Kernel mode against a real kernel WireGuard: runs only inside the kernel VM ({@code tools/kernel-vm},
+ * Debian's kernel, which has the module), started by {@link KernelModeVmIT}; its name matches neither
+ * test tier's pattern, so the host never runs it (the host's kernel has no WireGuard). What it shows:
+ * upstream's device made and configured by our rtnetlink and generic netlink requests, read back by
+ * Debian's {@code wg} and {@code ip}; a kernel-mode node and a node running our userspace WireGuard
+ * reach each other (first packets, a CRC-checked TCP stream both ways); a removed lease takes the
+ * kernel's peer away; the device is deleted on close. Dual stack in separate mode with a PSK: the
+ * IPv6 device's IPv6 endpoint (sockaddr_in6) and allowed IPs, ping6 between two kernel-mode nodes.
+ */
+class KernelModeInVm {
+    private static final String CONF = "{\"Network\":\"10.244.0.0/16\",\"Backend\":{\"Type\":\"wireguard\"}}";
+    private static final String PSK = "p5sQhnT4eSDH3XpEAvG9DqJdnwKqHkUrb5ymOIoMEe8=";
+
+    @Test
+    void aKernelNodeAndAUserspaceNodeReachEachOther() throws Exception {
+        Path tmp = Files.createTempDirectory("kvm");
+        try (WgNode a = WgNode.create("kva"); WgNode b = WgNode.create("kvb")) {
+            WgNode.join(a, b, "10.244.1.1/24", "10.244.2.1/24");
+            WireguardNetwork na = a.register(CONF, "10.244.1.0/24", "ul0", "192.0.2.1", 1500,
+                    Map.of("WIREGUARD_KEY_FILE", tmp.resolve("a").toString(), "JFLANNEL_WG_DATAPLANE", "kernel"), Timings.standard());
+            WireguardNetwork nb = b.register(CONF, "10.244.2.0/24", "ul0", "192.0.2.2", 1500,
+                    Map.of("WIREGUARD_KEY_FILE", tmp.resolve("b").toString(), "JFLANNEL_WG_DATAPLANE", "userspace"), Timings.standard());
+            assertThat(na.kernelMode()).isTrue();
+            assertThat(nb.kernelMode()).isFalse();
+            assertThat(a.ip("-d", "link", "show", "flannel-wg")).contains("mtu 1420").contains("wireguard");
+            assertThat(a.ip("-4", "-o", "addr", "show", "dev", "flannel-wg")).contains("10.244.1.0/32");
+            assertThat(a.ip("route", "show", "10.244.0.0/16")).contains("dev flannel-wg");
+
+            na.apply(List.of(LeaseEvent.added(WireguardGoInteropIT.lease("10.244.2.0/24", "192.0.2.2", nb.publicKey()))));
+            nb.apply(List.of(LeaseEvent.added(WireguardGoInteropIT.lease("10.244.1.0/24", "192.0.2.1", na.publicKey()))));
+            String keyA = Base64.getEncoder().encodeToString(na.publicKey());
+            String keyB = Base64.getEncoder().encodeToString(nb.publicKey());
+            List<String> dump = a.exec("wg", "show", "flannel-wg", "dump").strip().lines().toList();
+            System.out.println("wg show flannel-wg dump (keys elided):\n" + String.join("\n", dump).replaceAll("[A-Za-z0-9+/]{43}=", "<key>"));
+            assertThat(dump.get(0).split("\t")).as("device: private, public, port, fwmark")
+                    .containsExactly(Files.readString(tmp.resolve("a")).strip(), keyA, "51820", "off");
+            assertThat(dump).hasSize(2);
+            String[] peer = dump.get(1).split("\t");
+            assertThat(peer[0]).isEqualTo(keyB);
+            assertThat(peer[1]).as("psk").isEqualTo("(none)");
+            assertThat(peer[2]).as("endpoint").isEqualTo("192.0.2.2:51820");
+            assertThat(peer[3]).as("allowed ips").isEqualTo("10.244.2.0/24");
+            assertThat(peer[7]).as("keepalive").isEqualTo("off");
+            assertThat(na.peers()).isEqualTo(1);
+
+            CompletableFuture<String> ab = CompletableFuture.supplyAsync(() -> ping(a, "10.244.1.1", "10.244.2.1"));
+            CompletableFuture<String> ba = CompletableFuture.supplyAsync(() -> ping(b, "10.244.2.1", "10.244.1.1"));
+            assertThat(ab.get()).as("kernel -> userspace, the first echo").contains(" 0% packet loss");
+            assertThat(ba.get()).as("userspace -> kernel, the first echo").contains(" 0% packet loss");
+            WgNode.tcpTransferCrc(a, b, "10.244.2.1", 4 << 20);
+            WgNode.tcpTransferCrc(b, a, "10.244.1.1", 4 << 20);
+            assertThat(a.exec("wg", "show", "flannel-wg", "latest-handshakes")).as("a handshake with b").doesNotContain("\t0");
+            assertThat(nb.counters().handshakesCompleted.sum()).isPositive();
+
+            na.apply(List.of(LeaseEvent.removed(WireguardGoInteropIT.lease("10.244.2.0/24", "192.0.2.2", nb.publicKey()))));
+            assertThat(a.exec("wg", "show", "flannel-wg", "peers").strip()).as("b's peer gone from the kernel").isEmpty();
+            assertThat(na.peers()).isZero();
+            assertThat(ping(b, "10.244.2.1", "10.244.1.1")).as("b's traffic dropped by a's kernel").contains("100% packet loss");
+
+            na.close();
+            assertThat(a.execAnyExit("ip", "link", "show", "flannel-wg")).as("deleted on close").doesNotContain("flannel-wg:");
+        }
+    }
+
+    @Test
+    void dualStackSeparateModeWithPskBetweenTwoKernelNodes() throws Exception {
+        Path tmp = Files.createTempDirectory("kvm6");
+        String conf = "{\"EnableIPv6\":true,\"Network\":\"10.244.0.0/16\",\"IPv6Network\":\"fd00:10:244::/56\","
+                + "\"Backend\":{\"Type\":\"wireguard\",\"PSK\":\"" + PSK + "\",\"PersistentKeepaliveInterval\":25}}";
+        try (WgNode a = WgNode.create("kv6a"); WgNode b = WgNode.create("kv6b")) {
+            WgNode.joinDualStack(a, b, "192.0.2", new String[] {"10.244.1.1/24", "fd00:10:244:1::1/64"},
+                    new String[] {"10.244.2.1/24", "fd00:10:244:2::1/64"});
+            WireguardNetwork na = a.register(conf, "10.244.1.0/24", "fd00:10:244:1::/64", "ul0", "192.0.2.1", "2001:db8::1", 1500,
+                    Map.of("WIREGUARD_KEY_FILE", tmp.resolve("a").toString(), "JFLANNEL_WG_DATAPLANE", "kernel"));
+            WireguardNetwork nb = b.register(conf, "10.244.2.0/24", "fd00:10:244:2::/64", "ul0", "192.0.2.2", "2001:db8::2", 1500,
+                    Map.of("WIREGUARD_KEY_FILE", tmp.resolve("b").toString()));
+            assertThat(na.kernelMode()).isTrue();
+            assertThat(nb.kernelMode()).as("auto picks the kernel where it has WireGuard").isTrue();
+            assertThat(na.deviceNames()).containsExactly("flannel-wg", "flannel-wg-v6");
+            na.apply(List.of(LeaseEvent.added(WireguardIpv6IT.lease("10.244.2.0/24", "fd00:10:244:2::/64", "192.0.2.2", "2001:db8::2",
+                    nb.publicKey(), 51821))));
+            nb.apply(List.of(LeaseEvent.added(WireguardIpv6IT.lease("10.244.1.0/24", "fd00:10:244:1::/64", "192.0.2.1", "2001:db8::1",
+                    na.publicKey(), 51821))));
+            List<String> v6 = a.exec("wg", "show", "flannel-wg-v6", "dump").strip().lines().toList();
+            assertThat(v6.get(0).split("\t")[2]).as("ListenPortV6").isEqualTo("51821");
+            String[] peer = v6.get(1).split("\t");
+            assertThat(peer[1]).as("psk").isEqualTo(PSK);
+            assertThat(peer[2]).as("IPv6 endpoint").isEqualTo("[2001:db8::2]:51821");
+            assertThat(peer[3]).as("allowed ips").isEqualTo("fd00:10:244:2::/64");
+            assertThat(peer[7]).as("keepalive").isEqualTo("25");
+            assertThat(a.ip("-6", "route", "show", "fd00:10:244::/56")).contains("dev flannel-wg-v6");
+            assertThat(ping(a, "fd00:10:244:1::1", "fd00:10:244:2::1")).as("ping6 over flannel-wg-v6").contains(" 0% packet loss");
+            assertThat(ping(b, "10.244.2.1", "10.244.1.1")).as("IPv4 alongside").contains(" 0% packet loss");
+            nb.close();
+            na.close();
+            assertThat(a.execAnyExit("ip", "link", "show", "flannel-wg-v6")).doesNotContain("flannel-wg-v6:");
+        }
+    }
+
+    /** Up to 3 echoes, 2 s each: the first may wait for the handshake. */
+    private static String ping(WgNode n, String from, String to) {
+        try {
+            return n.execAnyExit("ping", "-n", "-c", "3", "-i", "0.5", "-W", "2", "-I", from, to);
+        } catch (Exception e) {
+            return e.toString();
+        }
+    }
+}
