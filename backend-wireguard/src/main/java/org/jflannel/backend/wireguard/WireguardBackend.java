@@ -32,20 +32,22 @@ import org.slf4j.LoggerFactory;
  * The wireguard backend (REFERENCE §15, upstream {@code pkg/backend/wireguard}).
  *
  * <p>Design note. Upstream creates a kernel WireGuard device {@code flannel-wg} and configures it
- * over generic netlink; this kernel, like many hardened or older hosts, has no WireGuard, so this
- * backend runs WireGuard itself: {@code flannel-wg} is a TUN device, and the protocol
+ * over generic netlink. So does kernel mode here ({@link KernelDevice}), where the kernel has
+ * WireGuard; many hardened or older hosts (and this project's machines) have none, and there this
+ * backend runs WireGuard itself ({@code JFLANNEL_WG_DATAPLANE}: {@code auto} chooses, {@code kernel} or
+ * {@code userspace} force): {@code flannel-wg} is a TUN device, and the protocol
  * ({@link Device}: Noise IKpsk2 handshake, cookies, replay window, timers) runs in Java over
  * linux-net's TUN and batched UDP socket ({@link Dataplane}). What the rest of the cluster sees is
- * upstream's: the device names, their addresses (the lease's network address /32, /128) and the
+ * upstream's either way: the device names, their addresses (the lease's network address /32, /128) and the
  * routes of the whole flannel Network (IPv6Network) through them, MTU − 80, the key file, the lease's
  * {@code {"PublicKey":…,"Port":…}} (and the same as BackendV6Data), and standard WireGuard on the wire, so upstream nodes with kernel
- * WireGuard and wireguard-go peers interoperate (tested against Debian's wireguard-go).
+ * WireGuard and wireguard-go peers interoperate (tested against Debian's wireguard-go, and against
+ * Debian's kernel in a VM).
  *
- * <p>What runs today: IPv4 and IPv6 in every upstream Mode ({@link WgLayout}: separate with
+ * <p>What runs: IPv4 and IPv6 in every upstream Mode ({@link WgLayout}: separate with
  * {@code flannel-wg} and {@code flannel-wg-v6}, or one {@code flannel-wg} in auto, ipv4 and ipv6,
- * routing both families), userspace only; IPv6 inner packets batched as IPv4 ones (TSO6, merging; see {@link Dataplane}). Not
- * yet: kernel mode (only linux-net's request encoding, {@code WireguardGenl}, exists; nothing selects
- * it). Needs a JDK with X25519 and ChaCha20-Poly1305 (11+); Temurin 21+ (the image's 25) has the
+ * routing both families), in the kernel or in userspace; in userspace IPv6 inner packets batched as IPv4 ones (TSO6, merging;
+ * see {@link Dataplane}). Userspace needs a JDK with X25519 and ChaCha20-Poly1305 (11+); Temurin 21+ (the image's 25) has the
  * ChaCha20/Poly1305 intrinsics that make it fast.
  *
  * <p>{@link #register} must run in the network namespace the device belongs in.

@@ -41,7 +41,7 @@ final class Backends {
             "host-gw", Backends::hostGw,
             "alloc", (ext, subnets, leaseEvents) -> new AllocBackend(ext),
             "extension", (ext, subnets, leaseEvents) -> new ExtensionBackend(ext),
-            // userspace WireGuard on a TUN (this kernel has none); key file from WIREGUARD_KEY_FILE as upstream
+            // the kernel's WireGuard, or ours in userspace on a TUN where it has none; key file from WIREGUARD_KEY_FILE as upstream
             "wireguard", (ext, subnets, leaseEvents) -> new WireguardBackend(ext));
 
     private Backends() {
