@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * Kernel mode: one device as upstream's {@code pkg/backend/wireguard/device.go} makes it, where the kernel
  * has WireGuard. The {@code wireguard} generic netlink family resolved (which loads the module), a link of
  * kind {@code wireguard} through rtnetlink (a leftover of that name deleted first, as upstream), its MTU,
- * then through the family the private key, the listen port and an empty peer table; {@link #configure} gives it upstream's address, route and up;
+ * then through the family the private key, the listen port and an empty peer table; {@link #addressAndRoute}
+ * gives it upstream's address, route and up;
  * peers go in and out one request each (allowed IPs replaced, as upstream's {@code ReplaceAllowedIPs}).
  * The kernel does the rest: handshakes, timers, the data path. {@link #close} deletes the device, as
  * upstream does when it stops.
