@@ -19,6 +19,7 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 
 conf=/etc/kernel-vm
+EXIT_VM_FALLBACK=125
 say() { echo "kernel-vm-init: $*"; }
 halt_vm() {
     sync
@@ -61,11 +62,28 @@ tmpfs_at() { # DIR MODE: a fresh tmpfs on a real directory of the host's tree (n
         mount -t tmpfs -o "mode=$2,nosuid,nodev" tmpfs "/newroot$1" || fail "tmpfs on $1"
     fi
 }
-tmpfs_at /tmp 1777
-tmpfs_at /var/tmp 1777
+# DIR: the host's DIR with the guest's changes kept in memory (overlayfs, tmpfs upper layer),
+# else a fresh tmpfs.
+mkdir -p /upper
+mount -t tmpfs -o mode=0755 tmpfs /upper || fail "tmpfs for the overlays"
+overlay_at() {
+    if [ -d "/newroot$1" ] && [ ! -L "/newroot$1" ]; then
+        u=/upper/$(echo "$1" | tr / _)
+        mkdir -p "$u/upper" "$u/work"
+        chmod "$(stat -c %a "/newroot$1")" "$u/upper"
+        chown "$(stat -c %u:%g "/newroot$1")" "$u/upper"
+        mount -t overlay overlay -o "lowerdir=/newroot$1,upperdir=$u/upper,workdir=$u/work" "/newroot$1" \
+            || tmpfs_at "$1" "$2"
+    fi
+}
+while IFS= read -r dir; do
+    overlay_at "$dir" 0755
+done <"$conf/overlays"
+overlay_at /tmp 1777
+overlay_at /var/tmp 1777
+overlay_at /root 0700
 tmpfs_at /run 0755
 tmpfs_at /var/run 0755
-tmpfs_at /root 0700
 
 mount -t proc proc /newroot/proc || fail "proc"
 mount -t sysfs sysfs /newroot/sys || fail "sysfs"
@@ -91,9 +109,12 @@ cp "$conf/cmd.sh" /newroot/run/kernel-vm/cmd.sh
 stty -F /dev/ttyS1 raw -echo -onlcr || fail "stty on ttyS1"
 
 say "JFLANNEL_VM_START uptime=$(cut -d' ' -f1 /proc/uptime)"
-chroot /newroot /usr/bin/env -i /bin/bash --noprofile --norc /run/kernel-vm/cmd.sh \
-    </dev/null >/dev/ttyS1 2>&1
-rc=$?
-# The redirection above was the last opener of ttyS1: its close waited for the output to drain.
+# Through a pipe, so that the command's stdout and stderr are no terminal (isatty is false, as
+# under CI). cat is the last opener of ttyS1: its close waits for the output to drain.
+{
+    chroot /newroot /usr/bin/env -i /bin/bash --noprofile --norc /run/kernel-vm/cmd.sh </dev/null
+    echo $? >/exit-status
+} 2>&1 | cat >/dev/ttyS1
+rc=$(cat /exit-status 2>/dev/null || echo "$EXIT_VM_FALLBACK")
 say "JFLANNEL_VM_EXIT=$rc uptime=$(cut -d' ' -f1 /proc/uptime)"
 halt_vm

@@ -18,11 +18,12 @@ cpus=2
 p9_cache=loose
 verbose=0
 shares=()
+overlays=()
 extra_modules=()
 envs=()
 # Loaded from the initramfs before the command runs; their dependencies come from modules.dep.
 # Anything else is loaded on demand by the kernel (busybox modprobe over the cached module tree).
-base_modules=(virtio_pci 9pnet_virtio 9p virtio_rng wireguard veth)
+base_modules=(virtio_pci 9pnet_virtio 9p overlay virtio_rng wireguard veth)
 
 usage() {
     cat <<'EOF'
@@ -36,6 +37,8 @@ COMMAND's, or 124 (timed out) or 125 (VM setup/boot failure).
 Options:
   --timeout SECONDS   bound on the whole run, boot included (default 300)
   --share DIR         mount host DIR read-write at the same path in the guest (repeatable)
+  --overlay DIR       make host DIR writable in the guest, the changes kept in guest memory and
+                      dropped at the end (overlayfs; e.g. a Maven project's directory; repeatable)
   --env NAME[=VALUE]  pass an environment variable (the host's value if no =VALUE; repeatable);
                       PATH, LANG, LC_ALL, JAVA_HOME and TZ are passed when set
   --module NAME       also load kernel module NAME (and its dependencies) at boot (repeatable)
@@ -66,6 +69,8 @@ while (($#)); do
     --timeout=*) timeout_s=${1#*=}; shift ;;
     --share) shares+=("${2:?--share needs a directory}"); shift 2 ;;
     --share=*) shares+=("${1#*=}"); shift ;;
+    --overlay) overlays+=("${2:?--overlay needs a directory}"); shift 2 ;;
+    --overlay=*) overlays+=("${1#*=}"); shift ;;
     --env) envs+=("${2:?--env needs NAME[=VALUE]}"); shift 2 ;;
     --env=*) envs+=("${1#*=}"); shift ;;
     --module) extra_modules+=("${2:?--module needs a name}"); shift 2 ;;
@@ -93,6 +98,12 @@ for i in "${!shares[@]}"; do
     [[ -d ${shares[i]} ]] || die "--share ${shares[i]}: not a directory"
     shares[i]=$(cd "${shares[i]}" && pwd -P)
     [[ ${shares[i]} != *$'\n'* && ${shares[i]} != *,* ]] || die "--share: unusable directory name"
+done
+for i in "${!overlays[@]}"; do
+    [[ -d ${overlays[i]} ]] || die "--overlay ${overlays[i]}: not a directory"
+    overlays[i]=$(cd "${overlays[i]}" && pwd -P)
+    [[ ${overlays[i]} != / && ${overlays[i]} != *$'\n'* && ${overlays[i]} != *[,:]* ]] \
+        || die "--overlay: unusable directory name"
 done
 
 started=$(now)
@@ -249,6 +260,7 @@ echo "$moddir" >"$conf/moddir"
 echo 512000 >"$conf/msize"
 echo "$p9_cache" >"$conf/cache"
 if ((${#shares[@]})); then printf '%s\n' "${shares[@]}" >"$conf/shares"; else : >"$conf/shares"; fi
+if ((${#overlays[@]})); then printf '%s\n' "${overlays[@]}" >"$conf/overlays"; else : >"$conf/overlays"; fi
 {
     echo '# written by tools/kernel-vm/run.sh: runs as root in the guest, chrooted into the host tree'
     printf 'export PATH=%q HOME=/root USER=root LOGNAME=root TERM=dumb\n' "$PATH"
