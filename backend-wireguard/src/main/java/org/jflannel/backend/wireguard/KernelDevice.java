@@ -33,23 +33,29 @@ final class KernelDevice implements PeerTable, AutoCloseable {
     private static final int ENODEV = 19;
 
     private final String name;
+    /** Both opened where the device was made: later requests reach its namespace from any thread. */
+    private final RtNetlink rtnl;
     private final WireguardNetlink genl;
     private final Set<String> keys = new HashSet<>();
 
-    private KernelDevice(String name, WireguardNetlink genl) {
+    private KernelDevice(String name, RtNetlink rtnl, WireguardNetlink genl) {
         this.name = name;
+        this.rtnl = rtnl;
         this.genl = genl;
     }
 
     /**
-     * Creates and keys the device of {@code spec}. A {@link NetlinkException} for which {@link #absent}
-     * holds when the kernel has no WireGuard; nothing is left behind on failure.
+     * Creates and keys the device of {@code spec}, in the calling thread's network namespace. A
+     * {@link NetlinkException} for which {@link #absent} holds when the kernel has no WireGuard;
+     * nothing is left behind on failure.
      */
     static KernelDevice create(WgLayout.Spec spec, byte[] privateKey, int mtu) throws NetlinkException {
         // the family first: its lookup loads the module where there is one, and where there is none
         // nothing has been touched (no device of that name deleted)
         WireguardNetlink genl = WireguardNetlink.open();
-        try (RtNetlink nl = RtNetlink.open()) {
+        RtNetlink nl = null;
+        try {
+            nl = RtNetlink.open();
             nl.deleteLink(spec.name()); // upstream removes a device of that name first (a restart's leftover)
             nl.createWireguard(spec.name());
             try {
@@ -57,12 +63,15 @@ final class KernelDevice implements PeerTable, AutoCloseable {
                         new NetlinkException("RTM_GETLINK", spec.name(), ENODEV, "wireguard device vanished after creation"));
                 nl.setMtu(link.index(), mtu);
                 genl.setDevice(spec.name(), privateKey, spec.port(), WireguardGenl.WGDEVICE_F_REPLACE_PEERS, List.of());
-                return new KernelDevice(spec.name(), genl);
+                return new KernelDevice(spec.name(), nl, genl);
             } catch (NetlinkException | RuntimeException e) {
                 nl.deleteLink(spec.name());
                 throw e;
             }
         } catch (NetlinkException | RuntimeException e) {
+            if (nl != null) {
+                nl.close();
+            }
             genl.close();
             throw e;
         }
@@ -80,13 +89,11 @@ final class KernelDevice implements PeerTable, AutoCloseable {
 
     /** Upstream's {@code Configure}: the lease subnet's own address ({@code own}), up, and the route of the whole Network through it. */
     void addressAndRoute(IpPrefix own, IpPrefix network) throws NetlinkException {
-        try (RtNetlink nl = RtNetlink.open()) {
-            int index = nl.link(name).orElseThrow(() ->
-                    new NetlinkException("RTM_GETLINK", name, ENODEV, "wireguard device vanished")).index();
-            nl.replaceAddress(index, own);
-            nl.setUp(index);
-            nl.replaceRoute(Route.device(network, index));
-        }
+        int index = rtnl.link(name).orElseThrow(() ->
+                new NetlinkException("RTM_GETLINK", name, ENODEV, "wireguard device vanished")).index();
+        rtnl.replaceAddress(index, own);
+        rtnl.setUp(index);
+        rtnl.replaceRoute(Route.device(network, index));
     }
 
     @Override
@@ -122,11 +129,13 @@ final class KernelDevice implements PeerTable, AutoCloseable {
     @Override
     public void close() {
         genl.close();
-        try (RtNetlink nl = RtNetlink.open()) {
-            nl.deleteLink(name);
+        try {
+            rtnl.deleteLink(name);
             LOG.info("wireguard kernel device deleted dev={}", name);
         } catch (NetlinkException e) {
             LOG.warn("wireguard kernel device delete failed dev={} error={}", name, e.getMessage());
+        } finally {
+            rtnl.close();
         }
     }
 }

@@ -24,7 +24,7 @@ class KernelModeVmIT {
     void kernelModeRunsAgainstDebiansKernelWireguard() throws Exception {
         Path harness = Path.of(System.getProperty("user.dir")).resolveSibling("tools").resolve("kernel-vm").resolve("run.sh");
         assertThat(harness).as("the kernel VM harness").isRegularFile();
-        List<String> cmd = new ArrayList<>(List.of(harness.toString(), "--timeout", "900", "--",
+        List<String> cmd = new ArrayList<>(List.of(harness.toString(), "--timeout", "900", "--module", "tun", "--",
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"), VmTestMain.class.getName(), KernelModeInVm.class.getName()));
         Path log = Files.createTempFile("kernel-vm", ".log");
