@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.jflannel.backend.wireguard.crypto.X25519;
 import org.jflannel.backend.wireguard.protocol.Timings;
 import org.jflannel.core.LeaseEvent;
 import org.junit.jupiter.api.Test;
@@ -17,7 +21,8 @@ import org.junit.jupiter.api.Test;
  * test tier's pattern, so the host never runs it (the host's kernel has no WireGuard). What it shows:
  * upstream's device made and configured by our rtnetlink and generic netlink requests, read back by
  * Debian's {@code wg} and {@code ip}; a kernel-mode node and a node running our userspace WireGuard
- * reach each other (each side initiating once, a CRC-checked TCP stream both ways); a removed lease
+ * reach each other (both sides' first packets at once, the initiations crossing, ours with the higher key;
+ * the kernel initiating alone; a CRC-checked TCP stream both ways); a removed lease
  * takes the kernel's peer away and its traffic is dropped; the device is deleted on close. Dual stack in separate mode with a PSK: the
  * IPv6 device's IPv6 endpoint (sockaddr_in6) and allowed IPs, ping6 between two kernel-mode nodes.
  */
@@ -28,6 +33,7 @@ class KernelModeInVm {
     @Test
     void aKernelNodeAndAUserspaceNodeReachEachOther() throws Exception {
         Path tmp = Files.createTempDirectory("kvm");
+        keysOrdered(tmp.resolve("a"), tmp.resolve("b"));
         try (WgNode a = WgNode.create("kva"); WgNode b = WgNode.create("kvb")) {
             WgNode.join(a, b, "10.244.1.1/24", "10.244.2.1/24");
             WireguardNetwork na = a.register(CONF, "10.244.1.0/24", "ul0", "192.0.2.1", 1500,
@@ -57,10 +63,14 @@ class KernelModeInVm {
             assertThat(peer[7]).as("keepalive").isEqualTo("off");
             assertThat(na.peers()).isEqualTo(1);
 
-            // one side first: when both sides' first packets cross, a plain WireGuard (this kernel, wireguard-go)
-            // voids both initiations and retries after 5 s, whichever the other side does
-            assertThat(received(ping(b, "10.244.2.1", "10.244.1.1"))).as("userspace -> kernel: ours initiates").isPositive();
-            assertThat(received(ping(a, "10.244.1.1", "10.244.2.1"))).as("kernel -> userspace").isPositive();
+            // both sides' first packets at once, ours with the higher key: the kernel answers ours and drops its
+            // own, ours answers the kernel's and keeps its own, which the kernel's answer completes (without
+            // keeping it, both initiations die and the first packets wait 5 s for a retry)
+            assertThat(Arrays.compareUnsigned(nb.publicKey(), na.publicKey())).as("ours has the higher key").isPositive();
+            CompletableFuture<String> ab = CompletableFuture.supplyAsync(() -> ping(a, "10.244.1.1", "10.244.2.1"));
+            CompletableFuture<String> ba = CompletableFuture.supplyAsync(() -> ping(b, "10.244.2.1", "10.244.1.1"));
+            assertThat(received(ab.get())).as("kernel -> userspace, initiations crossing").isPositive();
+            assertThat(received(ba.get())).as("userspace -> kernel, initiations crossing").isPositive();
             WgNode.tcpTransferCrc(a, b, "10.244.2.1", 4 << 20);
             WgNode.tcpTransferCrc(b, a, "10.244.1.1", 4 << 20);
             assertThat(a.exec("wg", "show", "flannel-wg", "latest-handshakes")).as("a handshake with b").doesNotContain("\t0");
@@ -113,6 +123,19 @@ class KernelModeInVm {
             na.close();
             assertThat(a.execAnyExit("ip", "link", "show", "flannel-wg-v6")).doesNotContain("flannel-wg-v6:");
         }
+    }
+
+    /** Key files for a and b, b's public key the higher (as {@code wg genkey} writes them: base64). */
+    private static void keysOrdered(Path a, Path b) throws Exception {
+        SecureRandom random = new SecureRandom();
+        byte[] ka;
+        byte[] kb;
+        do {
+            ka = X25519.generatePrivate(random);
+            kb = X25519.generatePrivate(random);
+        } while (Arrays.compareUnsigned(X25519.publicKey(kb), X25519.publicKey(ka)) <= 0);
+        Files.writeString(a, Base64.getEncoder().encodeToString(ka) + "\n");
+        Files.writeString(b, Base64.getEncoder().encodeToString(kb) + "\n");
     }
 
     /** How many echoes came back, from ping's summary line (-1 when it has none). */

@@ -203,6 +203,14 @@ public final class Device {
         receiver.finishData(o, plain, plainOff, from);
     }
 
+    /**
+     * Tests: crossed initiations handled as a plain WireGuard (the kernel's, wireguard-go) handles them:
+     * every initiation answered, our own dropped when we do; so protocol tests can pair ours with one.
+     */
+    void behaveAsPlainWireguard() {
+        handshakes.behaveAsPlainWireguard();
+    }
+
     // ---------------------------------------------------------------- timers
 
     /** Runs every peer's due timers: handshake retries, keepalives, rekeys, key expiry. */

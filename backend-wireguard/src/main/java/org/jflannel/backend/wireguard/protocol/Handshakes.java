@@ -40,6 +40,8 @@ final class Handshakes {
     private final Sessions sessions;
     private final Timers timers;
     private byte[] lastTimestamp = new byte[12];
+    /** Tests: behave as a plain WireGuard (the kernel's, wireguard-go) on crossed initiations (see {@link Device#behaveAsPlainWireguard}). */
+    private volatile boolean plain;
 
     /** @param privateKey our static key (the device's copy), {@code publicKey} its public half */
     Handshakes(byte[] privateKey, byte[] publicKey, Device.Config config, Device.Wire wire, Counters counters,
@@ -79,6 +81,7 @@ final class Handshakes {
         if (p.handshake.localIndex != 0) {
             sessions.remove(p.handshake.localIndex, new Sessions.Index(p, null));
         }
+        discardCrossed(p); // a new initiation supersedes one kept from a crossing
         int index = sessions.newIndex(p, null);
         byte[] msg = new byte[INITIATION_SIZE];
         noise.get().createInitiation(p.handshake, privateKey, publicKey, p.publicKey, p.precomputedStaticStatic,
@@ -146,12 +149,22 @@ final class Handshakes {
                 return;
             }
             int pending = p.handshake.localIndex;
+            // ours, crossed by theirs, kept aside: a plain WireGuard peer (the kernel's, wireguard-go) answers it
+            // and drops its own, so its answer to ours is the one that completes; one of ours yields instead
+            boolean keep = !plain && p.handshake.state() == Noise.State.INITIATION_CREATED;
+            if (keep) {
+                discardCrossed(p);
+                p.crossed.copyInitiation(p.handshake);
+            }
             if (!n.acceptInitiation(p.handshake, init.get(), p.precomputedStaticStatic, now, INITIATION_MIN_INTERVAL_NANOS)) {
+                if (keep) {
+                    p.crossed.zero(); // ours is still in p.handshake
+                }
                 counters.droppedBadHandshake.increment();
                 return;
             }
-            if (pending != 0) {
-                sessions.remove(pending, new Sessions.Index(p, null)); // our own initiation, crossed by theirs, is void now
+            if (pending != 0 && !keep) {
+                sessions.remove(pending, new Sessions.Index(p, null)); // our own initiation is void now
             }
             p.endpoint = from;
             timers.anyAuthenticatedPacketTraversal(p, now);
@@ -182,9 +195,21 @@ final class Handshakes {
         }
     }
 
+    /** Holding p: an initiation of ours kept from a crossing forgotten, with its index. */
+    private void discardCrossed(Peer p) {
+        if (p.crossed.localIndex != 0) {
+            sessions.remove(p.crossed.localIndex, new Sessions.Index(p, null));
+        }
+        p.crossed.zero();
+    }
+
+    void behaveAsPlainWireguard() {
+        plain = true;
+    }
+
     /** Holding p: our own initiation to p is in flight (younger than REKEY_TIMEOUT) and our key is the lower. */
     private boolean crossedAndOurInitiationWins(Peer p, long now) {
-        return p.handshake.state() == Noise.State.INITIATION_CREATED
+        return !plain && p.handshake.state() == Noise.State.INITIATION_CREATED
                 && now - p.lastHandshakeSentNanos < timings.rekeyTimeout().toNanos()
                 && Arrays.compareUnsigned(publicKey, p.publicKey) < 0;
     }
@@ -202,13 +227,15 @@ final class Handshakes {
         }
         Peer p = idx.peer();
         long now = nanos.getAsLong();
+        int receiver = u32(msg, off + RESP_RECEIVER);
         synchronized (p) {
-            if (p.handshake.localIndex != u32(msg, off + RESP_RECEIVER)
-                    || !noise.get().consumeResponse(p.handshake, msg, off, privateKey, p.psk)) {
+            Noise.Handshake hs = p.handshake.localIndex == receiver ? p.handshake
+                    : p.crossed.localIndex == receiver ? p.crossed : null; // an answer to ours that theirs crossed
+            if (hs == null || !noise.get().consumeResponse(hs, msg, off, privateKey, p.psk)) {
                 counters.droppedBadHandshake.increment();
                 return null;
             }
-            Keypair kp = new Keypair(Noise.deriveKeys(p.handshake), now);
+            Keypair kp = new Keypair(Noise.deriveKeys(hs), now);
             sessions.put(kp.localIndex, new Sessions.Index(p, kp));
             // initiator: the new keypair is current at once; the old current becomes previous
             if (p.next != null) {

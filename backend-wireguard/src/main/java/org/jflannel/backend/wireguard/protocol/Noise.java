@@ -49,6 +49,16 @@ public final class Noise {
             localIndex = remoteIndex = 0;
         }
 
+        /** This becomes a copy of {@code o}'s initiation in flight (the initiator's fields; arrays copied: {@link #zero} wipes them). */
+        void copyInitiation(Handshake o) {
+            zero();
+            state = o.state;
+            hash = o.hash.clone();
+            chainKey = o.chainKey.clone();
+            localEphemeral = o.localEphemeral.clone();
+            localIndex = o.localIndex;
+        }
+
         public State state() {
             return state;
         }

@@ -17,6 +17,11 @@ public final class Peer {
     final byte[] precomputedStaticStatic;
     final Cookies.Generator cookies;
     final Noise.Handshake handshake = new Noise.Handshake();
+    /**
+     * Our initiation when the peer's crossed it and we answered theirs (ours has the higher key): kept so
+     * that a plain WireGuard peer's answer to it completes it (see {@code Handshakes.onInitiation}).
+     */
+    final Noise.Handshake crossed = new Noise.Handshake();
     final ArrayDeque<byte[]> staged = new ArrayDeque<>();
     volatile byte[] psk;
     volatile Endpoint endpoint;

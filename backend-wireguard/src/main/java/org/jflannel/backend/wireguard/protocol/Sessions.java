@@ -60,6 +60,10 @@ final class Sessions {
             indices.remove(p.handshake.localIndex);
         }
         p.handshake.zero();
+        if (p.crossed.localIndex != 0) {
+            indices.remove(p.crossed.localIndex);
+        }
+        p.crossed.zero();
     }
 
     /** Holding p: {@code kp} becomes current, the current one previous, the previous one forgotten. */

@@ -6,6 +6,7 @@ import static org.jflannel.backend.wireguard.protocol.Net.ipv4;
 
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import org.jflannel.backend.wireguard.crypto.X25519;
 import org.junit.jupiter.api.BeforeEach;
@@ -365,6 +366,35 @@ class DeviceTest {
         bSends(10);
         assertThat(net.delivered.get(b)).hasSize(2);
         assertThat(net.delivered.get(a)).hasSize(2);
+    }
+
+    /**
+     * A plain WireGuard peer (the kernel's, wireguard-go) answers every initiation and drops its own when it
+     * does. With our key the higher, ours answers the peer's too (the tie-break makes the other side yield),
+     * so the two responses each name an initiation the other side dropped: ours must keep its own for the
+     * peer's answer to complete, else both wait 5 s for a retry. With ours the lower, ours ignores the peer's.
+     */
+    @Test
+    void initiationsCrossingWithAPlainPeerConvergeWithoutARetryEitherKeyOrder() {
+        for (boolean oursHigher : new boolean[] {true, false}) {
+            while ((Arrays.compareUnsigned(X25519.publicKey(aKey), X25519.publicKey(bKey)) > 0) != oursHigher) {
+                aKey = X25519.generatePrivate(RANDOM);
+            }
+            connect(Timings.standard(), null, null);
+            b.behaveAsPlainWireguard();
+            byte[] pa = ipv4(A_POD, B_POD, 10);
+            byte[] pb = ipv4(B_POD, A_POD, 10);
+            a.sendPacket(pa, 0, pa.length);
+            b.sendPacket(pb, 0, pb.length);
+            net.pump();
+            assertThat(net.delivered.get(b)).as("ours higher: " + oursHigher).hasSize(1);
+            assertThat(net.delivered.get(a)).as("ours higher: " + oursHigher).hasSize(1);
+            assertThat(a.counters().droppedUnknownIndex.sum()).as("every answer to ours finds its initiation").isZero();
+            aSends(10);
+            bSends(10);
+            assertThat(net.delivered.get(b)).hasSize(2);
+            assertThat(net.delivered.get(a)).hasSize(2);
+        }
     }
 
     @Test
