@@ -189,11 +189,12 @@ public final class ClusterNode {
     }
 
     /**
-     * udp: whether the daemon applied exactly {@code peers}: ours says how many in /metrics; upstream
-     * logs {@code Subnet added: <subnet>} for each lease its udp backend programs (and again for a
-     * lease whose attributes changed), so every peer must have been logged since this start.
+     * udp and wireguard, whose peers are in a process or a table no route shows: whether the daemon
+     * applied exactly {@code peers}: ours says how many in /metrics; upstream logs {@code Subnet added:
+     * <subnet>} for each lease its udp or wireguard backend programs (and again for a lease whose
+     * attributes changed), so every peer must have been logged since this start.
      */
-    public boolean udpPeersApplied(List<NodeLease> peers) throws Exception {
+    public boolean peersApplied(List<NodeLease> peers) throws Exception {
         if (kind() == NodeKind.JFLANNEL) {
             return leasesApplied() == peers.size();
         }

@@ -220,7 +220,7 @@ public final class NetnsCluster implements AutoCloseable {
                         () -> {
                             FlannelEntries tun = n.udpDevice();
                             return tun.linkPresent() && !tun.routesTo(options.network()).isEmpty()
-                                    && n.udpPeersApplied(peers);
+                                    && n.peersApplied(peers);
                         });
                 continue;
             }
@@ -229,7 +229,7 @@ public final class NetnsCluster implements AutoCloseable {
                         () -> {
                             FlannelEntries tun = n.wireguardDevice();
                             return tun.linkPresent() && !tun.routesTo(options.network()).isEmpty()
-                                    && n.leasesApplied() == peers.size();
+                                    && n.peersApplied(peers);
                         });
                 continue;
             }

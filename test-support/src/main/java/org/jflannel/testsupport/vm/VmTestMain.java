@@ -1,4 +1,4 @@
-package org.jflannel.backend.wireguard;
+package org.jflannel.testsupport.vm;
 
 import java.io.PrintWriter;
 import org.junit.platform.launcher.Launcher;
@@ -11,7 +11,7 @@ import org.junit.platform.engine.discovery.DiscoverySelectors;
 
 /**
  * Runs the test classes named in its arguments with the JUnit launcher and exits 0 only when every test
- * passed and at least one ran: how {@link KernelModeVmIT} runs {@link KernelModeInVm} inside the kernel VM.
+ * passed and at least one ran: how {@link KernelVm} runs test classes inside the kernel VM, where no Maven runs.
  * The last line it prints is {@code vm tests: found=N succeeded=N failed=N}.
  */
 public final class VmTestMain {
