@@ -11,17 +11,18 @@ import org.junit.jupiter.api.Test;
  * Mixed wireguard clusters with the real upstream flanneld v0.20.2, whose wireguard backend needs the
  * kernel's WireGuard, which this project's machines lack: run in Debian 12's kernel under qemu
  * ({@link KernelVm}). Upstream's node beside ours in kernel mode ({@link UpstreamWireguardClusterInVm}),
- * and beside ours running WireGuard in userspace ({@link UpstreamWireguardUserspaceClusterInVm}).
+ * beside ours running WireGuard in userspace ({@link UpstreamWireguardUserspaceClusterInVm}), and in dual
+ * stack beside ours in kernel mode ({@link UpstreamWireguardDualStackClusterInVm}).
  */
 @Tag("e2e")
 class UpstreamWireguardVmIT {
 
     @Test
-    void upstreamsKernelWireguardBesideOursInKernelAndInUserspace() throws Exception {
-        KernelVm.Result r = KernelVm.run(Duration.ofMinutes(20), UpstreamWireguardClusterInVm.class,
-                UpstreamWireguardUserspaceClusterInVm.class);
+    void upstreamsKernelWireguardBesideOursInKernelAndInUserspaceAndInDualStack() throws Exception {
+        KernelVm.Result r = KernelVm.run(Duration.ofMinutes(25), UpstreamWireguardClusterInVm.class,
+                UpstreamWireguardUserspaceClusterInVm.class, UpstreamWireguardDualStackClusterInVm.class);
         assertThat(r.ended()).as("the VM run ended within its bound").isTrue();
-        assertThat(r.summary()).as("every test in the VM passed").isEqualTo("vm tests: found=8 succeeded=8 failed=0");
+        assertThat(r.summary()).as("every test in the VM passed").isEqualTo("vm tests: found=11 succeeded=11 failed=0");
         assertThat(r.exit()).isZero();
     }
 }
