@@ -40,6 +40,10 @@ public final class KernelVm {
                 "--module", "tun", "--module", "br_netfilter", "--overlay", root.toString(), "--",
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:TieredStopAtLevel=1",
                 "-Djflannel.integration=" + Boolean.getBoolean("jflannel.integration"),
+                // the guest's /tmp shows the host's (the project may live there), where other runs keep state
+                // (the cluster harness would take a live run of the host's for a stale one of its own): the
+                // guest's own temporary files go to its fresh /run
+                "-Djava.io.tmpdir=/run",
                 "-cp", System.getProperty("java.class.path"), VmTestMain.class.getName()));
         for (Class<?> c : classes) {
             cmd.add(c.getName());
