@@ -96,6 +96,18 @@ class WireguardTwoNodesIT {
             assertThat(ping(a, "10.244.1.1", "10.244.2.1")).contains("1 received");
             assertThat(na.counters().handshakesCompleted.sum()).isEqualTo(handshakes);
 
+            // the same from a sender that answers cookies (it receives at its address): its mac2 is valid, so
+            // only the rate per source address (20 a second, 5 at once) keeps A from the Curve25519 work
+            long limited = na.counters().droppedRateLimited.sum();
+            long refused = na.counters().droppedBadHandshake.sum();
+            int sent = floodWithCookie(b, na.publicKey(), 300);
+            Wait.until("the cookie-carrying flood counted", Duration.ofSeconds(20), () -> na.counters().droppedRateLimited.sum() - limited
+                    + na.counters().droppedBadHandshake.sum() - refused >= sent - 10);
+            System.out.println("flood with a cookie: sent=" + sent + " rateLimited=" + (na.counters().droppedRateLimited.sum() - limited)
+                    + " refused after the work=" + (na.counters().droppedBadHandshake.sum() - refused));
+            assertThat(na.counters().droppedRateLimited.sum() - limited).as("dropped by the rate per source").isGreaterThanOrEqualTo(sent * 2L / 3);
+            assertThat(ping(b, "10.244.2.1", "10.244.1.1")).as("the session after the cookie flood").contains("1 received");
+
             // B's lease removed on A: A forgets B's key and sessions; what B still sends is dropped and counted
             na.apply(List.of(LeaseEvent.removed(WireguardGoInteropIT.lease("10.244.2.0/24", "192.0.2.2", nb.publicKey()))));
             assertThat(na.peers()).isZero();
@@ -154,6 +166,60 @@ class WireguardTwoNodesIT {
             out[i] = msg;
         }
         return out;
+    }
+
+    /**
+     * From one socket on B: mac1-only initiations until A, under load, answers one with a cookie reply;
+     * that cookie taken (as a real peer would), then {@code n} initiations from unknown keys carrying a
+     * valid mac2, sent at once. Returns how many were sent with the cookie.
+     */
+    private static int floodWithCookie(WgNode b, byte[] responder, int n) throws Exception {
+        SecureRandom random = new SecureRandom();
+        Noise noise = new Noise();
+        Cookies.Generator macs = new Cookies.Generator(responder, Long.MAX_VALUE);
+        byte[][] load = initiations(responder, 200);
+        byte[] priv = X25519.generatePrivate(random);
+        byte[] pub = X25519.publicKey(priv);
+        byte[] dh = X25519.dh(priv, responder).orElseThrow();
+        return b.inside(() -> {
+            try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("192.0.2.2", 0))) {
+                s.setSoTimeout(2000);
+                InetSocketAddress to = new InetSocketAddress("192.0.2.1", 51820);
+                byte[] reply = new byte[256];
+                boolean cookie = false;
+                for (int attempt = 0; attempt < 5 && !cookie; attempt++) {
+                    try (DatagramSocket loader = new DatagramSocket(new InetSocketAddress("192.0.2.2", 0))) {
+                        for (byte[] m : load) { // A under load (held 1 s)
+                            loader.send(new DatagramPacket(m, m.length, to));
+                        }
+                    }
+                    byte[] first = new byte[Messages.INITIATION_SIZE];
+                    noise.createInitiation(new Noise.Handshake(), priv, pub, responder, dh, Noise.tai64n(1_900_000_000L + attempt, 0),
+                            1000 + attempt, random, first);
+                    macs.addMacs(first, 0, first.length, 0);
+                    s.send(new DatagramPacket(first, first.length, to));
+                    DatagramPacket in = new DatagramPacket(reply, reply.length);
+                    try {
+                        s.receive(in);
+                        cookie = reply[0] == Messages.COOKIE_REPLY && macs.consumeReply(reply, 0, 0);
+                    } catch (java.net.SocketTimeoutException e) {
+                        // no answer: A was not under load yet; load it again
+                    }
+                }
+                assertThat(cookie).as("a cookie reply to our initiation under load").isTrue();
+                byte[][] flood = new byte[n][];
+                for (int i = 0; i < n; i++) {
+                    flood[i] = new byte[Messages.INITIATION_SIZE];
+                    noise.createInitiation(new Noise.Handshake(), priv, pub, responder, dh, Noise.tai64n(1_900_000_100L + i, 0),
+                            2000 + i, random, flood[i]);
+                    macs.addMacs(flood[i], 0, flood[i].length, 0);
+                }
+                for (byte[] m : flood) {
+                    s.send(new DatagramPacket(m, m.length, to));
+                }
+                return n;
+            }
+        });
     }
 
     private static void sendFromB(WgNode b, byte[] msg) throws Exception {

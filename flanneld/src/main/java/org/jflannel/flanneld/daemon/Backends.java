@@ -118,18 +118,18 @@ final class Backends {
 
     /** The userspace WireGuard's drops by reason over its devices, as errors {@code wireguard_<reason>} (as deltas). */
     private static void bridgeWireguard(WireguardNetwork network, Metrics metrics) {
-        long[] last = new long[6];
+        String[] names = {"bad_mac", "bad_handshake", "bad_auth", "replay", "bad_source", "unknown_index", "rate_limited"};
+        long[] last = new long[names.length];
         metrics.addScrapeHook(() -> {
             synchronized (last) {
-                long[] now = new long[6];
+                long[] now = new long[names.length];
                 for (var c : network.allCounters()) { // flannel-wg and, in separate mode, flannel-wg-v6
                     long[] one = {c.droppedBadMac.sum(), c.droppedBadHandshake.sum(), c.droppedBadAuth.sum(), c.droppedReplay.sum(),
-                        c.droppedBadSource.sum(), c.droppedUnknownIndex.sum()};
+                        c.droppedBadSource.sum(), c.droppedUnknownIndex.sum(), c.droppedRateLimited.sum()};
                     for (int i = 0; i < now.length; i++) {
                         now[i] += one[i];
                     }
                 }
-                String[] names = {"bad_mac", "bad_handshake", "bad_auth", "replay", "bad_source", "unknown_index"};
                 for (int i = 0; i < now.length; i++) {
                     metrics.addErrors("wireguard_" + names[i], now[i] - last[i]);
                 }

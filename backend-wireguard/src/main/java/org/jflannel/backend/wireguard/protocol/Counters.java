@@ -18,6 +18,8 @@ public final class Counters {
     /** Not a WireGuard message, or of the wrong size. */
     public final LongAdder droppedMalformed = new LongAdder();
     public final LongAdder droppedBadMac = new LongAdder();
+    /** Under load, a handshake message with a valid cookie beyond its source address's rate (20 a second, 5 at once). */
+    public final LongAdder droppedRateLimited = new LongAdder();
     /** A handshake that did not authenticate, named an unknown key, or replayed a timestamp. */
     public final LongAdder droppedBadHandshake = new LongAdder();
     public final LongAdder droppedUnknownIndex = new LongAdder();
@@ -33,7 +35,7 @@ public final class Counters {
     @Override
     public String toString() {
         return "rx=" + rxPackets + " tx=" + txPackets + " handshakes=" + handshakesCompleted + " cookies=" + cookieRepliesSent
-                + " malformed=" + droppedMalformed + " badMac=" + droppedBadMac + " badHandshake=" + droppedBadHandshake
+                + " malformed=" + droppedMalformed + " badMac=" + droppedBadMac + " rateLimited=" + droppedRateLimited + " badHandshake=" + droppedBadHandshake
                 + " unknownIndex=" + droppedUnknownIndex + " badAuth=" + droppedBadAuth + " replay=" + droppedReplay
                 + " badSource=" + droppedBadSource + " noPeer=" + droppedNoPeer;
     }

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * The handshake messages (whitepaper §5.4, §5.4.7): our initiations out (rate-limited, with
  * monotonic TAI64N timestamps), and in: initiations answered with a response (the new keypair waits
  * in "next" until confirmed), responses that make a session current, cookie replies; before any of
- * them the gate of mac1 and, under load, mac2 (a cookie reply instead of the work).
+ * them the gate of mac1 and, under load, mac2 (a cookie reply instead of the work) and a rate per source address.
  */
 final class Handshakes {
     /** The device's log lines stay under its name. */
@@ -35,6 +35,7 @@ final class Handshakes {
     private final Runnable handshakeArrived;
     private final Counters counters;
     private final Cookies.Checker cookieChecker;
+    private final RateLimiter rateLimiter = new RateLimiter();
     private final ThreadLocal<Noise> noise;
     private final Peers peers;
     private final Sessions sessions;
@@ -111,7 +112,10 @@ final class Handshakes {
 
     // ---------------------------------------------------------------- in
 
-    /** mac1 always; under load a valid mac2 too, else a cookie reply goes back and the message is dropped. */
+    /**
+     * mac1 always; under load a valid mac2 too, else a cookie reply goes back and the message is
+     * dropped, and then a place in its source address's rate (20 a second, 5 at once: {@link RateLimiter}).
+     */
     boolean gate(byte[] msg, int off, int len, Endpoint from) {
         handshakeArrived.run();
         if (!cookieChecker.mac1Valid(msg, off, len)) {
@@ -125,6 +129,10 @@ final class Handshakes {
                 byte[] reply = cookieChecker.reply(msg, off, len, source, now);
                 counters.cookieRepliesSent.increment();
                 wire.send(reply, 0, reply.length, from);
+                return false;
+            }
+            if (!rateLimiter.allow(from, now)) {
+                counters.droppedRateLimited.increment();
                 return false;
             }
         }

@@ -311,6 +311,42 @@ class DeviceTest {
         assertThat(b.counters().cookieRepliesSent.sum()).isZero();
     }
 
+    /**
+     * Under load a source that holds a valid cookie still gets 20 handshake messages a second at most
+     * (the kernel's ratelimiter): one replaying its initiation flat out is dropped beyond that, before
+     * any Curve25519 work, while another peer's handshake from its own address completes.
+     */
+    @Test
+    void underLoadOneSourceOverItsRateIsDroppedAndAnotherStillGetsThrough() {
+        connect(Timings.standard(), null, null);
+        net.loaded = EB;
+        aSends(10);
+        net.advance(Duration.ofMillis(5_400)); // the retry with mac2 completes
+        assertThat(net.delivered.get(b)).hasSize(1);
+        Net.Datagram withCookie = net.sent.stream().filter(g -> g.type() == Messages.INITIATION).reduce((x, y) -> y).orElseThrow();
+
+        Endpoint ec = new Endpoint(ip(192, 168, 0, 3), 51820);
+        byte[] cKey = X25519.generatePrivate(RANDOM);
+        Device c = net.device(ec, cKey, Timings.standard());
+        c.setPeer(X25519.publicKey(bKey), null, EB, List.of(new AllowedIp(ip(10, 244, 2, 0), 24)), 0);
+        b.setPeer(X25519.publicKey(cKey), null, ec, List.of(new AllowedIp(ip(10, 244, 3, 0), 24)), 0);
+        byte[] p = ipv4(ip(10, 244, 3, 5), B_POD, 10);
+        c.sendPacket(p, 0, p.length);
+        net.pump(); // a cookie reply: c retries 5 s later with mac2
+        long handshakesBefore = b.counters().handshakesCompleted.sum();
+        for (int step = 0; step < 110 && net.delivered.get(b).size() < 2; step++) { // 5.5 s in 50-ms steps
+            for (int i = 0; i < 5; i++) { // 100 a second from EA, a valid mac2 each
+                b.receive(withCookie.bytes(), 0, withCookie.bytes().length, EA);
+            }
+            net.advance(Duration.ofMillis(50));
+        }
+        assertThat(net.delivered.get(b)).hasSize(2); // c's packet, after c's handshake
+        assertThat(b.counters().handshakesCompleted.sum()).isEqualTo(handshakesBefore + 1);
+        long replays = b.counters().droppedRateLimited.sum() + b.counters().droppedBadHandshake.sum();
+        assertThat(b.counters().droppedRateLimited.sum()).isGreaterThanOrEqualTo(replays * 3 / 4); // ≥ 80 of each 100 a second
+        assertThat(b.counters().droppedBadHandshake.sum()).isPositive(); // those let through are replays, refused by their timestamp
+    }
+
     @Test
     void aBadMac1IsDroppedBeforeAnyWork() {
         connect(Timings.standard(), null, null);
