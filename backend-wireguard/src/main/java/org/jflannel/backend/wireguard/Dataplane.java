@@ -8,6 +8,7 @@ import org.jflannel.backend.wireguard.protocol.Endpoint;
 import org.jflannel.backend.wireguard.protocol.HandshakeLoad;
 import org.jflannel.backend.wireguard.protocol.Messages;
 import org.jflannel.backend.wireguard.protocol.Peer;
+import org.jflannel.backend.wireguard.protocol.Tally;
 import org.jflannel.linuxnet.NetlinkException;
 import org.jflannel.linuxnet.socket.DatagramBatch;
 import org.jflannel.linuxnet.socket.IoVec;
@@ -258,6 +259,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
     private void socketLoop() {
         DatagramBatch batch = offloads.gro() ? new DatagramBatch(GRO_SLOTS, 65536) : new DatagramBatch(PLAIN_SLOTS, SLOT);
         Receiving r = new Receiving(batch.slots() * batch.slotSize(), MAX_DATAGRAMS);
+        Tally received = Tally.received(); // the peers' received bytes: one add per batch and peer
         long nextTick = System.nanoTime();
         try {
             while (!stopped) {
@@ -271,14 +273,15 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                     openers.run(r.count, r.openOne);
                     for (int j = 0; j < r.count; j++) {
                         if (r.ok[j]) {
-                            d.finishData(r.opened[j], r.in, r.at[j] + Messages.DATA_HEADER, r.from[j]);
+                            d.finishData(r.opened[j], r.in, r.at[j] + Messages.DATA_HEADER, r.from[j], received);
                         }
                     }
                 } else {
                     for (int j = 0; j < r.count; j++) {
-                        d.receive(r.in, r.at[j], r.length[j], r.from[j]);
+                        d.receive(r.in, r.at[j], r.length[j], r.from[j], received);
                     }
                 }
+                received.flush();
                 if (coalescer != null) {
                     coalescer.flush();
                     rxAt = 0;

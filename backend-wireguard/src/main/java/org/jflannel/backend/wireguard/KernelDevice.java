@@ -1,6 +1,7 @@
 package org.jflannel.backend.wireguard;
 
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -15,6 +16,7 @@ import org.jflannel.linuxnet.netlink.Route;
 import org.jflannel.linuxnet.netlink.RtNetlink;
 import org.jflannel.linuxnet.netlink.WireguardGenl;
 import org.jflannel.linuxnet.netlink.WireguardNetlink;
+import org.jflannel.linuxnet.netlink.WireguardPeerState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -115,6 +117,18 @@ final class KernelDevice implements PeerTable, AutoCloseable {
     @Override
     public synchronized int peers() {
         return keys.size();
+    }
+
+    /** The kernel's own view of the peers: a {@code WG_CMD_GET_DEVICE} dump, what {@code wg show dump} reads. */
+    @Override
+    public List<PeerStats> stats() throws NetlinkException {
+        return genl.getDevice(name).peers().stream().map(KernelDevice::stats).toList();
+    }
+
+    static PeerStats stats(WireguardPeerState p) {
+        InetSocketAddress e = p.endpoint();
+        return new PeerStats(p.publicKey(), e == null ? null : Endpoint.of(e.getAddress(), e.getPort()), p.lastHandshakeEpochNanos(),
+                p.rxBytes(), p.txBytes());
     }
 
     static InetAddress address(Endpoint e) {

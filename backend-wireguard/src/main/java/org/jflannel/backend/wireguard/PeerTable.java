@@ -25,6 +25,12 @@ interface PeerTable {
     /** How many peers the table holds. */
     int peers();
 
+    /**
+     * Each peer's endpoint, last handshake and bytes, read now (kernel: one {@code WG_CMD_GET_DEVICE} dump); an
+     * {@link IOException} when the kernel cannot be read.
+     */
+    List<PeerStats> stats() throws IOException;
+
     /** Our userspace device's table. */
     static PeerTable userspace(Device device) {
         return new PeerTable() {
@@ -41,6 +47,12 @@ interface PeerTable {
             @Override
             public int peers() {
                 return device.peers().size();
+            }
+
+            @Override
+            public List<PeerStats> stats() {
+                return device.peers().stream().map(p -> new PeerStats(p.toString(), p.endpoint(), p.lastHandshakeEpochNanos(),
+                        p.rxBytes(), p.txBytes())).toList();
             }
         };
     }

@@ -6,6 +6,7 @@ import org.jflannel.backend.wireguard.protocol.Device;
 import org.jflannel.backend.wireguard.protocol.Endpoint;
 import org.jflannel.backend.wireguard.protocol.Messages;
 import org.jflannel.backend.wireguard.protocol.Peer;
+import org.jflannel.backend.wireguard.protocol.Tally;
 import org.jflannel.linuxnet.socket.IoVec;
 import org.jflannel.linuxnet.NetlinkException;
 import org.jflannel.linuxnet.socket.UdpBatchSocket;
@@ -21,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * last may be shorter) sent as one UDP GSO train. A TSO super-packet's segments all seal to one
  * size, so its 45 datagrams make one message. Flushed when full, when a packet for another endpoint
  * comes, and when the TUN is empty. What the kernel refuses (a full socket buffer) is dropped, as a
- * NIC would. One per TUN thread.
+ * NIC would. What it takes is counted into the peer's sent bytes, one add per flush. One per TUN thread.
  */
 final class TxQueue {
     private static final Logger LOG = LoggerFactory.getLogger(TxQueue.class);
@@ -50,7 +51,10 @@ final class TxQueue {
     private final int[] msgCount = new int[CAPACITY];
     private final int[] msgSegment = new int[CAPACITY];
     private final IntConsumer sealOne = this::sealOne;
+    /** The queued datagrams' bytes, counted for their peer once per flush. */
+    private final Tally sent = Tally.sent();
     private Device device;
+    private Peer peer;
     private Endpoint to;
     private Endpoint pending;
     private int queued;
@@ -79,7 +83,7 @@ final class TxQueue {
             return -1;
         }
         Endpoint e = peer.endpoint();
-        if (queued > 0 && (queued == CAPACITY || e == null || !e.equals(to) || d != device)) {
+        if (queued > 0 && (queued == CAPACITY || e == null || !e.equals(to) || d != device || peer != this.peer)) {
             flush();
         }
         pending = e;
@@ -98,6 +102,7 @@ final class TxQueue {
         }
         plainLength[queued] = len;
         device = d;
+        this.peer = peer;
         to = pending;
         queued++;
     }
@@ -118,7 +123,15 @@ final class TxQueue {
         }
         try {
             workers.run(queued, sealOne);
-            send(plan());
+            int messages = plan();
+            int done = send(messages);
+            int datagrams = done == messages ? queued : msgFrom[done];
+            long bytes = 0;
+            for (int i = 0; i < datagrams; i++) {
+                bytes += length[i];
+            }
+            sent.add(peer, bytes); // what the socket took, as the kernel counts a peer's tx_bytes
+            sent.flush();
         } finally {
             queued = 0;
         }
@@ -159,25 +172,28 @@ final class TxQueue {
         return messages;
     }
 
-    private void send(int messages) throws NetlinkException {
-        for (int done = 0; done < messages; ) {
+    /** Sends the planned messages; returns how many the socket took (the rest is dropped). */
+    private int send(int messages) throws NetlinkException {
+        int done = 0;
+        while (done < messages) {
             int k;
             try {
                 k = socket.sendMany(iov, msgFrom, msgCount, msgSegment, done, messages, to.high(), to.low(), to.port());
             } catch (NetlinkException e) {
                 if (msgSegment[done] == 0) {
                     LOG.debug("wireguard send failed to={} error={}", to, e.getMessage());
-                    return;
+                    return done;
                 }
                 // e.g. EIO: the route's device cannot checksum a GSO train; one datagram per send from now on
                 gso = false;
                 LOG.warn("wireguard udp gso refused, one datagram per send from now on to={} error={}", to, e.getMessage());
-                return; // this batch is lost, as a NIC would lose it; TCP retransmits
+                return done; // this batch is lost, as a NIC would lose it; TCP retransmits
             }
             if (k <= 0) {
-                return; // socket buffer full
+                return done; // socket buffer full
             }
             done += k;
         }
+        return done;
     }
 }

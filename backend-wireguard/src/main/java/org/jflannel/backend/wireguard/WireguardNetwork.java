@@ -1,5 +1,6 @@
 package org.jflannel.backend.wireguard;
 
+import java.io.IOException;
 import java.util.List;
 import org.jflannel.backend.wireguard.protocol.Counters;
 import org.jflannel.backend.wireguard.protocol.Device;
@@ -88,6 +89,16 @@ public final class WireguardNetwork extends PeerNetwork<WgPeer> {
     @Override
     public int peers() {
         return planes.stream().mapToInt(p -> p.table().peers()).sum();
+    }
+
+    /**
+     * The peers of the device named {@code name} ({@link #deviceNames}) with their endpoints, last handshakes and
+     * bytes, read now: from the kernel in kernel mode (an {@link IOException} when it cannot be read), from our
+     * protocol in userspace.
+     */
+    public List<PeerStats> peerStats(String name) throws IOException {
+        return planes.stream().filter(p -> p.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no wireguard device " + name)).table().stats();
     }
 
     /** The first device's protocol, for tests and metrics; null in kernel mode. */

@@ -22,9 +22,10 @@ import org.junit.jupiter.api.Test;
  * upstream's device made and configured by our rtnetlink and generic netlink requests, read back by
  * Debian's {@code wg} and {@code ip}; a kernel-mode node and a node running our userspace WireGuard
  * reach each other (both sides' first packets at once, the initiations crossing, ours with the higher key;
- * the kernel initiating alone; a CRC-checked TCP stream both ways); a removed lease
+ * the kernel initiating alone; a CRC-checked TCP stream both ways); the kernel's peer stats read through our
+ * {@code WG_CMD_GET_DEVICE} dump agree with {@code wg show dump}; a removed lease
  * takes the kernel's peer away and its traffic is dropped; the device is deleted on close. Dual stack in separate mode with a PSK: the
- * IPv6 device's IPv6 endpoint (sockaddr_in6) and allowed IPs, ping6 between two kernel-mode nodes.
+ * IPv6 device's IPv6 endpoint (sockaddr_in6, written and read back) and allowed IPs, ping6 between two kernel-mode nodes.
  */
 class KernelModeInVm {
     private static final String CONF = "{\"Network\":\"10.244.0.0/16\",\"Backend\":{\"Type\":\"wireguard\"}}";
@@ -75,6 +76,7 @@ class KernelModeInVm {
             WgNode.tcpTransferCrc(b, a, "10.244.1.1", 4 << 20);
             assertThat(a.exec("wg", "show", "flannel-wg", "latest-handshakes")).as("a handshake with b").doesNotContain("\t0");
             assertThat(nb.counters().handshakesCompleted.sum()).isPositive();
+            kernelStatsAgreeWithWg(a, na, nb, keyB);
 
             na.apply(List.of(LeaseEvent.removed(WireguardGoInteropIT.lease("10.244.2.0/24", "192.0.2.2", nb.publicKey()))));
             assertThat(a.exec("wg", "show", "flannel-wg", "peers").strip()).as("b's peer gone from the kernel").isEmpty();
@@ -119,10 +121,48 @@ class KernelModeInVm {
             assertThat(a.ip("-6", "route", "show", "fd00:10:244::/56")).contains("dev flannel-wg-v6");
             assertThat(received(ping(a, "fd00:10:244:1::1", "fd00:10:244:2::1"))).as("ping6 over flannel-wg-v6").isPositive();
             assertThat(received(ping(b, "10.244.2.1", "10.244.1.1"))).as("IPv4 alongside").isPositive();
+            String[] wg6 = a.exec("wg", "show", "flannel-wg-v6", "dump").strip().lines().toList().get(1).split("\t");
+            assertThat(na.peerStats("flannel-wg-v6")).singleElement().satisfies(s -> {
+                assertThat(s.publicKey()).isEqualTo(wg6[0]);
+                assertThat(s.endpoint()).as("sockaddr_in6 read back").hasToString(wg6[2]);
+                assertThat(s.rxBytes()).as("the ping6 replies").isPositive();
+            });
             nb.close();
             na.close();
             assertThat(a.execAnyExit("ip", "link", "show", "flannel-wg-v6")).doesNotContain("flannel-wg-v6:");
         }
+    }
+
+    /**
+     * After the TCP streams: the kernel device's stats through our WG_CMD_GET_DEVICE dump, read between two of
+     * {@code wg show dump}'s reads of the same peer, lie between them (keepalives may move the counters meanwhile):
+     * key, endpoint, handshake second, bytes each way. And what the userspace node received from the kernel (data
+     * messages) is at most what the kernel sent it (which also counts handshake messages).
+     */
+    private static void kernelStatsAgreeWithWg(WgNode a, WireguardNetwork na, WireguardNetwork nb, String keyB) throws Exception {
+        long userspaceReceived = nb.peerStats("flannel-wg").get(0).rxBytes();
+        String[] before = wgPeer(a);
+        List<PeerStats> stats = na.peerStats("flannel-wg");
+        String[] after = wgPeer(a);
+        System.out.println("GET_DEVICE " + stats.get(0).endpoint() + " rx=" + stats.get(0).rxBytes() + " tx=" + stats.get(0).txBytes()
+                + " handshake=" + stats.get(0).lastHandshake().orElseThrow() + "; wg dump before rx=" + before[5] + " tx=" + before[6]
+                + " after rx=" + after[5] + " tx=" + after[6]);
+        assertThat(stats).singleElement().satisfies(s -> {
+            assertThat(s.publicKey()).isEqualTo(keyB).isEqualTo(before[0]);
+            assertThat(s.endpoint()).hasToString(before[2]);
+            assertThat(s.lastHandshakeEpochNanos() / 1_000_000_000L).as("latest handshake (s)")
+                    .isBetween(Long.parseLong(before[4]), Long.parseLong(after[4]));
+            assertThat(s.rxBytes()).as("transfer rx").isBetween(Long.parseLong(before[5]), Long.parseLong(after[5]));
+            assertThat(s.txBytes()).as("transfer tx").isBetween(Long.parseLong(before[6]), Long.parseLong(after[6]));
+            assertThat(s.rxBytes()).as("the 4 MiB stream from b").isGreaterThan(4 << 20);
+            assertThat(s.txBytes()).as("the 4 MiB stream to b").isGreaterThan(4 << 20);
+            assertThat(s.txBytes()).as("what the kernel sent b, handshakes included").isGreaterThanOrEqualTo(userspaceReceived);
+        });
+    }
+
+    /** The peer's line of {@code wg show flannel-wg dump}: key, psk, endpoint, allowed ips, handshake, rx, tx, keepalive. */
+    private static String[] wgPeer(WgNode a) throws Exception {
+        return a.exec("wg", "show", "flannel-wg", "dump").strip().lines().toList().get(1).split("\t");
     }
 
     /** Key files for a and b, b's public key the higher (as {@code wg genkey} writes them: base64). */

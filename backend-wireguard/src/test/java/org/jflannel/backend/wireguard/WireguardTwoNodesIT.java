@@ -8,6 +8,8 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.security.SecureRandom;
@@ -30,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * first packet of each direction carried (staged behind the handshake, not lost), both nodes
  * sending first at the same moment (crossed initiations), a checked TCP stream both ways, a
  * replayed and a forged datagram dropped and counted, a flood of initiations answered with cookies
- * while the session carries on, a removed peer's traffic dropped and counted,
+ * while the session carries on, each side's per-peer stats (bytes both ways alike, the handshake's time),
+ * a removed peer's traffic dropped and counted and its stats gone,
  * the device gone after close.
  */
 @Tag("netns")
@@ -55,6 +58,7 @@ class WireguardTwoNodesIT {
             assertThat(a.ip("route", "show", "10.244.0.0/16")).contains("dev flannel-wg");
             assertThat(a.ip("link", "show", "flannel-wg")).contains("mtu 1420");
 
+            Instant beforeHandshake = Instant.now();
             CompletableFuture<String> ab = CompletableFuture.supplyAsync(() -> ping(a, "10.244.1.1", "10.244.2.1"));
             CompletableFuture<String> ba = CompletableFuture.supplyAsync(() -> ping(b, "10.244.2.1", "10.244.1.1"));
             String pa = ab.get();
@@ -62,9 +66,13 @@ class WireguardTwoNodesIT {
             System.out.println("a->b: " + pa + "\nb->a: " + pb + "\na: " + na.counters() + "\nb: " + nb.counters());
             assertThat(pa).as("a->b first echo (single ping, 2 s)").contains("1 received");
             assertThat(pb).as("b->a first echo (single ping, 2 s)").contains("1 received");
+            peerStatsAgree(na, nb, beforeHandshake);
 
             WgNode.tcpTransferCrc(a, b, "10.244.2.1", 8 << 20);
             WgNode.tcpTransferCrc(b, a, "10.244.1.1", 8 << 20);
+            long bFromA = onlyPeer(nb).rxBytes(); // read before A's side: what B took cannot exceed what A sent before
+            assertThat(bFromA).as("the 8 MiB stream A sent, sealed").isGreaterThan(8 << 20);
+            assertThat(onlyPeer(na).txBytes()).isGreaterThanOrEqualTo(bFromA);
 
             // a datagram B sent, replayed, then forged (fresh counter, one ciphertext bit flipped): both dropped, counted
             byte[] captured = captureOneDatagramFromB(a, b);
@@ -111,6 +119,7 @@ class WireguardTwoNodesIT {
             // B's lease removed on A: A forgets B's key and sessions; what B still sends is dropped and counted
             na.apply(List.of(LeaseEvent.removed(WireguardGoInteropIT.lease("10.244.2.0/24", "192.0.2.2", nb.publicKey()))));
             assertThat(na.peers()).isZero();
+            assertThat(na.peerStats("flannel-wg")).as("a removed peer's stats go with it").isEmpty();
             assertThat(b.execAnyExit("ping", "-n", "-c", "2", "-W", "1", "-I", "10.244.2.1", "10.244.1.1")).contains("0 received");
             // counted by A's receiving thread, which may not have taken B's last datagram yet
             Wait.until("B's datagrams dropped as of an unknown index", Duration.ofSeconds(10),
@@ -120,6 +129,32 @@ class WireguardTwoNodesIT {
             na.close();
             assertThat(a.execAnyExit("ip", "link", "show", "flannel-wg")).contains("does not exist");
         }
+    }
+
+    /**
+     * Each side's stats of the other, after the first echoes: the key and endpoint configured, the handshake's wall
+     * clock between {@code before} and now, and bytes each way that both sides count alike once what is in flight
+     * has landed (A's sent to B are B's received from A and back: data and keepalive messages, whole).
+     */
+    private static void peerStatsAgree(WireguardNetwork na, WireguardNetwork nb, Instant before) throws Exception {
+        Wait.until("A's bytes sent to B are B's received from A, and back", Duration.ofSeconds(10), () -> {
+            PeerStats bOnA = onlyPeer(na);
+            PeerStats aOnB = onlyPeer(nb);
+            return bOnA.txBytes() == aOnB.rxBytes() && aOnB.txBytes() == bOnA.rxBytes();
+        });
+        PeerStats bOnA = onlyPeer(na);
+        assertThat(bOnA.publicKey()).isEqualTo(Base64.getEncoder().encodeToString(nb.publicKey()));
+        assertThat(bOnA.endpoint()).hasToString("192.0.2.2:51820");
+        assertThat(bOnA.txBytes()).as("at least the echo request and reply, 84 bytes of IP each, sealed").isGreaterThanOrEqualTo(128);
+        assertThat(bOnA.rxBytes()).isGreaterThanOrEqualTo(128);
+        assertThat(bOnA.lastHandshake()).hasValueSatisfying(t -> assertThat(t).isBetween(before, Instant.now()));
+        assertThat(onlyPeer(nb).lastHandshake()).hasValueSatisfying(t -> assertThat(t).isBetween(before, Instant.now()));
+    }
+
+    private static PeerStats onlyPeer(WireguardNetwork n) throws Exception {
+        List<PeerStats> stats = n.peerStats("flannel-wg");
+        assertThat(stats).hasSize(1);
+        return stats.get(0);
     }
 
     /** One WireGuard data datagram B sends to A, captured on A's underlay (tcpdump --immediate-mode, our child). */

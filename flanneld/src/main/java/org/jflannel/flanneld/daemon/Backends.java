@@ -111,6 +111,9 @@ final class Backends {
         if (network instanceof WireguardNetwork wg) {
             bridgeWireguard(wg, metrics);
         }
+        if (network instanceof WireguardNetwork wg) { // per-peer series, read at scrape time
+            metrics.addScrapeHook(WireguardPeerScrape.of(wg, metrics));
+        }
         if (network instanceof VxlanNetwork vxlan) {
             bridgePeerCounters(vxlan.counters(), "vxlan", "vxlan_", metrics);
         }

@@ -1,7 +1,9 @@
 package org.jflannel.flanneld.health;
 
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -33,6 +35,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *   <li>{@code flanneld_peer_probe_rtt_seconds}: round-trip time of the small overlay probes that were answered</li>
  *   <li>{@code flanneld_peer_probe_failures_total{cause}}: failed probe rounds by cause (underlay_unreachable,
  *       stale_entries, overlay_blocked, mtu_black_hole)</li>
+ *   <li>{@code flanneld_wireguard_peer_last_handshake_timestamp_seconds{device,public_key}}: when the last handshake
+ *       with the peer completed (Unix time), 0 before the first (as {@code wg show} says 0);
+ *       {@code flanneld_wireguard_peer_received_bytes_total{device,public_key}},
+ *       {@code flanneld_wireguard_peer_sent_bytes_total{device,public_key}}: bytes from and to the peer (the kernel's
+ *       counts in kernel mode; in userspace transport data messages only, without handshakes). Read at scrape time
+ *       from the devices' current peers, so a removed peer's series are gone; a device whose kernel cannot be read
+ *       is left out of that scrape and counted as an error {@code wireguard_stats}</li>
  * </ul>
  */
 public final class Metrics {
@@ -85,6 +94,40 @@ public final class Metrics {
             .withoutExemplars().register(registry);
     private final Counter probeFailures = Counter.builder().name("flanneld_peer_probe_failures_total")
             .help("Failed peer probe rounds, by cause").labelNames("cause").withoutExemplars().register(registry);
+
+    /** One WireGuard peer as a scrape sees it: its device, its base64 key, its last handshake (Unix seconds, 0 never) and bytes each way. */
+    public record WireguardPeerSample(String device, String publicKey, double lastHandshakeSeconds, double receivedBytes,
+            double sentBytes) {
+    }
+
+    /** The peers the callbacks below report, set by a scrape hook before each scrape ({@link #setWireguardPeers}). */
+    private volatile List<WireguardPeerSample> wireguardPeers = List.of();
+    private final GaugeWithCallback wireguardHandshake = GaugeWithCallback.builder()
+            .name("flanneld_wireguard_peer_last_handshake_timestamp_seconds")
+            .help("When the last handshake with the WireGuard peer completed (Unix time), 0 before the first")
+            .labelNames("device", "public_key")
+            .callback(cb -> wireguardPeers.forEach(p -> cb.call(p.lastHandshakeSeconds(), p.device(), p.publicKey())))
+            .register(registry);
+    private final CounterWithCallback wireguardReceived = CounterWithCallback.builder()
+            .name("flanneld_wireguard_peer_received_bytes_total")
+            .help("Bytes received from the WireGuard peer (kernel: its messages' UDP payloads; userspace: data messages only)")
+            .labelNames("device", "public_key")
+            .callback(cb -> wireguardPeers.forEach(p -> cb.call(p.receivedBytes(), p.device(), p.publicKey())))
+            .register(registry);
+    private final CounterWithCallback wireguardSent = CounterWithCallback.builder()
+            .name("flanneld_wireguard_peer_sent_bytes_total")
+            .help("Bytes sent to the WireGuard peer (kernel: its messages' UDP payloads; userspace: data messages only)")
+            .labelNames("device", "public_key")
+            .callback(cb -> wireguardPeers.forEach(p -> cb.call(p.sentBytes(), p.device(), p.publicKey())))
+            .register(registry);
+
+    /**
+     * The WireGuard peers the next scrape shows, all devices' at once (a scrape hook reads them first): only these
+     * have series, so a peer left out is gone from /metrics.
+     */
+    public void setWireguardPeers(List<WireguardPeerSample> peers) {
+        wireguardPeers = List.copyOf(peers);
+    }
 
     public void setPeerReachable(String peer, String subnet, boolean reachable) {
         peerReachable.labelValues(peer, subnet).set(reachable ? 1 : 0);

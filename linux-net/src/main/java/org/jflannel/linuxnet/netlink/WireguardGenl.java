@@ -11,6 +11,7 @@ import java.util.List;
  * lookup ({@code CTRL_CMD_GETFAMILY "wireguard"}) and {@code WG_CMD_SET_DEVICE} with the private
  * key, listen port and peers (public key, PSK, endpoint, keepalive, allowed IPs). The encoding,
  * tested against bytes derived by hand from the UAPI header; {@link WireguardNetlink} sends it.
+ * {@code WG_CMD_GET_DEVICE}'s request and reply are {@link WireguardDump}'s.
  */
 public final class WireguardGenl {
     static final int GENL_ID_CTRL = 0x10;
@@ -18,11 +19,15 @@ public final class WireguardGenl {
     static final int CTRL_ATTR_FAMILY_NAME = 2;
     public static final String FAMILY = "wireguard";
     static final int WG_GENL_VERSION = 1;
+    static final int WG_CMD_GET_DEVICE = 0;
     static final int WG_CMD_SET_DEVICE = 1;
+    static final int WGDEVICE_A_IFINDEX = 1;
     static final int WGDEVICE_A_IFNAME = 2;
     static final int WGDEVICE_A_PRIVATE_KEY = 3;
+    static final int WGDEVICE_A_PUBLIC_KEY = 4;
     static final int WGDEVICE_A_FLAGS = 5;
     static final int WGDEVICE_A_LISTEN_PORT = 6;
+    static final int WGDEVICE_A_FWMARK = 7;
     static final int WGDEVICE_A_PEERS = 8;
     public static final int WGDEVICE_F_REPLACE_PEERS = 1;
     static final int WGPEER_A_PUBLIC_KEY = 1;
@@ -30,7 +35,11 @@ public final class WireguardGenl {
     static final int WGPEER_A_FLAGS = 3;
     static final int WGPEER_A_ENDPOINT = 4;
     static final int WGPEER_A_PERSISTENT_KEEPALIVE_INTERVAL = 5;
+    static final int WGPEER_A_LAST_HANDSHAKE_TIME = 6;
+    static final int WGPEER_A_RX_BYTES = 7;
+    static final int WGPEER_A_TX_BYTES = 8;
     static final int WGPEER_A_ALLOWEDIPS = 9;
+    static final int WGPEER_A_PROTOCOL_VERSION = 10;
     public static final int WGPEER_F_REMOVE_ME = 1;
     public static final int WGPEER_F_REPLACE_ALLOWEDIPS = 2;
     static final int WGALLOWEDIP_A_FAMILY = 1;

@@ -1,5 +1,6 @@
 package org.jflannel.linuxnet.netlink;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -14,12 +15,14 @@ import org.jflannel.linuxnet.internal.NetlinkSocket;
  * {@code flannel-wg} (wgctrl): the family resolved once at {@link #open()}, then {@code WG_CMD_SET_DEVICE}
  * requests ({@link WireguardGenl}'s encoding) with NLM_F_ACK, each failure a {@link NetlinkException}
  * with errno and the kernel's text. The device itself is an rtnetlink link of kind {@code wireguard}
- * ({@link RtNetlink#createWireguard}). Bound to the network namespace of the thread that opens it.
+ * ({@link RtNetlink#createWireguard}). {@link #getDevice} reads the device and its peers back (a dump).
+ * Bound to the network namespace of the thread that opens it.
  * Thread-safe: requests are serialised on this object.
  */
 public final class WireguardNetlink implements AutoCloseable {
     /** A request's budget, under the channel's 16 KiB buffer: peers beyond it go in further requests, as wgctrl splits them. */
     static final int MAX_REQUEST = 12 * 1024;
+    private static final int EPROTO = 71;
 
     private final NlChannel channel;
     private final int familyId;
@@ -106,6 +109,35 @@ public final class WireguardNetlink implements AutoCloseable {
             first = false;
             from = to;
         } while (from < peers.size());
+    }
+
+    /**
+     * {@code WG_CMD_GET_DEVICE} on {@code ifname}: the device and its peers with their endpoints, last handshakes,
+     * byte counts and allowed IPs ({@link WireguardDump}'s dump, retried when the kernel says a change interrupted
+     * it). A {@link NetlinkException} with the kernel's errno (ENODEV: no such device), or EPROTO when the reply
+     * cannot be read, naming the attribute.
+     */
+    public synchronized WireguardDeviceState getDevice(String ifname) throws NetlinkException {
+        Names.checkIfName("wireguard device name", ifname);
+        List<ByteBuffer> parts;
+        try {
+            parts = channel.dump(familyId, w -> WireguardDump.request(w, ifname),
+                    (type, buf, at, len) -> type == familyId ? copy(buf, at, len) : null);
+        } catch (NetlinkException e) {
+            throw new NetlinkException("WG_CMD_GET_DEVICE", ifname, e.errno(), e.kernelMessage());
+        }
+        try {
+            return WireguardDump.decode(parts);
+        } catch (IllegalArgumentException e) {
+            throw new NetlinkException("WG_CMD_GET_DEVICE", ifname, EPROTO, e.getMessage());
+        }
+    }
+
+    /** One reply's payload out of the channel's reused buffer. */
+    private static ByteBuffer copy(ByteBuffer buf, int at, int len) {
+        byte[] b = new byte[len];
+        buf.get(at, b);
+        return ByteBuffer.wrap(b);
     }
 
     private static String describe(List<WireguardGenl.PeerSpec> peers) {

@@ -75,7 +75,7 @@ public final class Device {
         PerThread perThread = new PerThread();
         this.sessions = new Sessions(config.random());
         this.peers = new Peers(privateKey, config.timings(), counters, sessions);
-        this.timers = new Timers(config.timings(), config.nanos(), counters);
+        this.timers = new Timers(config.timings(), config.nanos(), config.wallClock(), counters);
         this.handshakes = new Handshakes(privateKey, publicKey, config, wire, counters, perThread, peers, sessions, timers);
         this.transport = new Transport(config, wire, counters, perThread, handshakes, timers);
         this.receiver = new Receiver(config, wire, counters, perThread, handshakes, transport, sessions, peers, timers);
@@ -177,9 +177,16 @@ public final class Device {
 
     // ---------------------------------------------------------------- receiving
 
-    /** A datagram from the socket, from {@code from}. */
+    /** A datagram from the socket, from {@code from}: a data message's bytes counted for its peer at once. */
     public void receive(byte[] msg, int off, int len, Endpoint from) {
-        receiver.receive(msg, off, len, from);
+        Tally received = Tally.received();
+        receiver.receive(msg, off, len, from, received);
+        received.flush();
+    }
+
+    /** {@link #receive(byte[], int, int, Endpoint)} for a data plane: the bytes kept in {@code received} until it flushes. */
+    public void receive(byte[] msg, int off, int len, Endpoint from, Tally received) {
+        receiver.receive(msg, off, len, from, received);
     }
 
     /** True when {@code msg[off, off + len)} is a transport data message (type 4, long enough): {@link #open} may take it. */
@@ -200,7 +207,14 @@ public final class Device {
 
     /** The second half of receiving an {@link #open}ed data message, whose plaintext is at {@code plain[plainOff, …)}. */
     public void finishData(Opened o, byte[] plain, int plainOff, Endpoint from) {
-        receiver.finishData(o, plain, plainOff, from);
+        Tally received = Tally.received();
+        receiver.finishData(o, plain, plainOff, from, received);
+        received.flush();
+    }
+
+    /** {@link #finishData(Opened, byte[], int, Endpoint)} for a data plane: the bytes kept in {@code received} until it flushes. */
+    public void finishData(Opened o, byte[] plain, int plainOff, Endpoint from, Tally received) {
+        receiver.finishData(o, plain, plainOff, from, received);
     }
 
     /**

@@ -2,6 +2,7 @@ package org.jflannel.backend.wireguard.protocol;
 
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One peer: its keys, handshake, the three keypair slots (previous, current, next: the responder's
@@ -12,6 +13,8 @@ import java.util.List;
 public final class Peer {
     static final long OFF = Long.MAX_VALUE;
     static final int MAX_STAGED = 128;
+    /** {@link #lastHandshakeEpochNanos} before a first handshake (as the kernel's 0 s 0 ns). */
+    public static final long NEVER = 0;
 
     final byte[] publicKey;
     final byte[] precomputedStaticStatic;
@@ -34,6 +37,14 @@ public final class Peer {
 
     long lastHandshakeSentNanos = Long.MIN_VALUE;
     long lastHandshakeCompletedNanos = Long.MIN_VALUE;
+    /** The wall clock at the last completed handshake (epoch nanos), {@link #NEVER} before the first: what wg shows. */
+    long lastHandshakeEpochNanos = NEVER;
+    /**
+     * Bytes of transport data messages (data and keepalives: header, padded payload, tag) received from and sent
+     * to this peer; the data plane adds once per batch ({@link Device.Tally}), not per packet.
+     */
+    final AtomicLong rxBytes = new AtomicLong();
+    final AtomicLong txBytes = new AtomicLong();
     int handshakeAttempts;
     boolean needAnotherKeepalive;
     boolean sentLastMinuteHandshake;
@@ -64,6 +75,21 @@ public final class Peer {
     /** When the last handshake completed (the clock's nanos), or {@link Long#MIN_VALUE} never. */
     public synchronized long lastHandshakeNanos() {
         return lastHandshakeCompletedNanos;
+    }
+
+    /** The wall-clock time of the last completed handshake (epoch nanos), {@link #NEVER} before the first. */
+    public synchronized long lastHandshakeEpochNanos() {
+        return lastHandshakeEpochNanos;
+    }
+
+    /** Bytes of transport data messages received from this peer (see {@link #rxBytes}'s field). */
+    public long rxBytes() {
+        return rxBytes.get();
+    }
+
+    /** Bytes of transport data messages sent to this peer, as far as the socket took them. */
+    public long txBytes() {
+        return txBytes.get();
     }
 
     /** True when a session can carry data now (a current keypair exists). */

@@ -45,8 +45,8 @@ final class Receiver {
         this.timers = timers;
     }
 
-    /** A datagram from the socket, from {@code from}. */
-    void receive(byte[] msg, int off, int len, Endpoint from) {
+    /** A datagram from the socket, from {@code from}; a data message's bytes counted into {@code received}. */
+    void receive(byte[] msg, int off, int len, Endpoint from, Tally received) {
         switch (type(msg, off, len)) {
             case INITIATION -> {
                 if (len == INITIATION_SIZE && handshakes.gate(msg, off, len, from)) {
@@ -74,7 +74,7 @@ final class Receiver {
             }
             case DATA -> {
                 if (len >= DATA_MIN) {
-                    onData(msg, off, len, from);
+                    onData(msg, off, len, from, received);
                 } else {
                     counters.droppedMalformed.increment();
                 }
@@ -83,11 +83,11 @@ final class Receiver {
         }
     }
 
-    private void onData(byte[] msg, int off, int len, Endpoint from) {
+    private void onData(byte[] msg, int off, int len, Endpoint from, Tally received) {
         Device.Opened o = new Device.Opened();
         byte[] plain = scratch(len - DATA_MIN);
         if (open(msg, off, len, plain, 0, o)) {
-            finishData(o, plain, 0, from);
+            finishData(o, plain, 0, from, received);
         }
     }
 
@@ -124,8 +124,11 @@ final class Receiver {
         return true;
     }
 
-    /** The second half of receiving an {@link #open}ed data message, whose plaintext is at {@code plain[plainOff, …)}. */
-    void finishData(Device.Opened o, byte[] plain, int plainOff, Endpoint from) {
+    /**
+     * The second half of receiving an {@link #open}ed data message, whose plaintext is at {@code plain[plainOff, …)}:
+     * once the replay window takes it, its bytes (the whole message, as the kernel counts it) go into {@code received}.
+     */
+    void finishData(Device.Opened o, byte[] plain, int plainOff, Endpoint from, Tally received) {
         Keypair kp = o.index.keypair();
         Peer p = o.index.peer();
         long counter = o.counter;
@@ -135,6 +138,7 @@ final class Receiver {
             counters.droppedReplay.increment();
             return;
         }
+        received.add(p, DATA_MIN + n);
         boolean confirmed = false;
         synchronized (p) {
             if (kp == p.next) {

@@ -1,8 +1,10 @@
 package org.jflannel.backend.wireguard.protocol;
 
+import java.time.Instant;
 import java.util.Collection;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,11 +21,13 @@ final class Timers {
 
     private final Timings timings;
     private final LongSupplier nanos;
+    private final Supplier<Instant> wallClock;
     private final Counters counters;
 
-    Timers(Timings timings, LongSupplier nanos, Counters counters) {
+    Timers(Timings timings, LongSupplier nanos, Supplier<Instant> wallClock, Counters counters) {
         this.timings = timings;
         this.nanos = nanos;
+        this.wallClock = wallClock;
         this.counters = counters;
     }
 
@@ -95,6 +99,8 @@ final class Timers {
         p.handshakeAttempts = 0;
         p.sentLastMinuteHandshake = false;
         p.lastHandshakeCompletedNanos = now;
+        Instant wall = wallClock.get(); // once per handshake: for wg's "latest handshake", which the monotonic clock cannot say
+        p.lastHandshakeEpochNanos = wall.getEpochSecond() * 1_000_000_000L + wall.getNano();
         counters.handshakesCompleted.increment();
     }
 

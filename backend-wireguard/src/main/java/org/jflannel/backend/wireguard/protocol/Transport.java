@@ -43,6 +43,7 @@ final class Transport {
         int n = seal(p, packet, off, len, out, 0);
         if (n > 0) {
             wire.send(out, 0, n, p.endpoint);
+            p.txBytes.addAndGet(n); // one datagram per call here: the batched path (TxQueue) counts per flush
         }
     }
 
@@ -157,6 +158,7 @@ final class Transport {
                 return;
             }
             wire.send(out, 0, n, p.endpoint);
+            p.txBytes.addAndGet(n);
         }
     }
 
@@ -178,6 +180,7 @@ final class Transport {
         if (n > 0) {
             counters.keepalivesSent.increment();
             wire.send(out, 0, n, p.endpoint);
+            p.txBytes.addAndGet(n);
         }
     }
 

@@ -73,6 +73,44 @@ class DeviceTest {
     }
 
     /**
+     * Per-peer stats as wg shows them: every data message's bytes (header, padded payload, tag) counted on the
+     * sender when it goes and on the receiver when it is accepted, so A's sent bytes are B's received bytes and
+     * back; handshake messages are not counted; the last handshake is the wall clock when it completed, NEVER
+     * before; a replayed message is not counted again.
+     */
+    @Test
+    void peerBytesMatchTheDataMessagesBothWaysAndTheHandshakeHasItsWallClockTime() {
+        connect(Timings.standard(), null, null);
+        Peer bOnA = a.peer(X25519.publicKey(bKey)).orElseThrow();
+        Peer aOnB = b.peer(X25519.publicKey(aKey)).orElseThrow();
+        assertThat(bOnA.lastHandshakeEpochNanos()).isEqualTo(Peer.NEVER);
+        java.time.Instant handshakeAt = net.wall;
+        aSends(100);
+        net.advance(Duration.ofSeconds(1));
+        bSends(1380);
+        aSends(7);
+        long aToB = dataBytes(EA, EB);
+        long bToA = dataBytes(EB, EA);
+        assertThat(aToB).as("two data messages at least, and the handshake is not among them").isGreaterThanOrEqualTo(2 * 48);
+        assertThat(bOnA.txBytes()).isEqualTo(aToB);
+        assertThat(aOnB.rxBytes()).isEqualTo(aToB);
+        assertThat(aOnB.txBytes()).isEqualTo(bToA);
+        assertThat(bOnA.rxBytes()).isEqualTo(bToA);
+        long expected = handshakeAt.getEpochSecond() * 1_000_000_000L + handshakeAt.getNano();
+        assertThat(bOnA.lastHandshakeEpochNanos()).as("the wall clock when A's handshake completed").isEqualTo(expected);
+        assertThat(aOnB.lastHandshakeEpochNanos()).isEqualTo(expected);
+
+        Net.Datagram replayed = net.sent.stream().filter(g -> g.type() == Messages.DATA && g.from().equals(EA)).findFirst().orElseThrow();
+        b.receive(replayed.bytes(), 0, replayed.bytes().length, EA);
+        assertThat(aOnB.rxBytes()).as("a replay is dropped, not counted").isEqualTo(aToB);
+    }
+
+    private long dataBytes(Endpoint from, Endpoint to) {
+        return net.sent.stream().filter(g -> g.type() == Messages.DATA && g.from().equals(from) && g.to().equals(to))
+                .mapToLong(g -> g.bytes().length).sum();
+    }
+
+    /**
      * Data both ways, each packet answered (as TCP's ACKs answer): every send after a receive arms the
      * new-handshake timer again with jitter, and that jitter must not come from the device's
      * SecureRandom (a read of /dev/urandom and SHA-1 per draw, on the packet thread). The handshake
