@@ -10,12 +10,10 @@ import org.jflannel.backend.wireguard.protocol.Endpoint;
  * before it has one), the wall-clock time of its last completed handshake (epoch nanos, {@link #NEVER} before the
  * first) and the bytes received from and sent to it.
  *
- * <p>What the bytes are differs a little between the data planes. The kernel counts the UDP payload of every
- * message it exchanged with the peer: handshake initiations and responses, data and keepalives. Our userspace
- * device counts transport data messages only (data and keepalives: header, padded payload and tag, so the same
- * bytes for those), sent when the socket took them and received once authenticated and inside the replay
- * window; it leaves out the handshake messages (148 + 92 bytes per handshake, one every two minutes while
- * traffic flows) and cookie replies.
+ * <p>The bytes are the UDP payload of the messages exchanged with the peer, as the kernel counts them (its
+ * {@code rx_bytes}, {@code tx_bytes}): handshake initiations and responses, data and keepalives (header, padded
+ * payload and tag); cookie replies are no peer's. Our userspace device counts the same: sent when the socket took
+ * them, received once authenticated (data also inside the replay window).
  */
 public record PeerStats(String publicKey, Endpoint endpoint, long lastHandshakeEpochNanos, long rxBytes, long txBytes) {
     /** {@link #lastHandshakeEpochNanos} of a peer without a completed handshake. */

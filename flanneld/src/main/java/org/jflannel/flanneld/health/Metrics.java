@@ -38,8 +38,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *   <li>{@code flanneld_wireguard_peer_last_handshake_timestamp_seconds{device,public_key}}: when the last handshake
  *       with the peer completed (Unix time), 0 before the first (as {@code wg show} says 0);
  *       {@code flanneld_wireguard_peer_received_bytes_total{device,public_key}},
- *       {@code flanneld_wireguard_peer_sent_bytes_total{device,public_key}}: bytes from and to the peer (the kernel's
- *       counts in kernel mode; in userspace transport data messages only, without handshakes). Read at scrape time
+ *       {@code flanneld_wireguard_peer_sent_bytes_total{device,public_key}}: bytes from and to the peer (the UDP payload
+ *       of its handshake, data and keepalive messages, as the kernel counts them; in kernel mode the kernel's count). Read at scrape time
  *       from the devices' current peers, so a removed peer's series are gone; a device whose kernel cannot be read
  *       is left out of that scrape and counted as an error {@code wireguard_stats}</li>
  * </ul>
@@ -110,13 +110,13 @@ public final class Metrics {
             .register(registry);
     private final CounterWithCallback wireguardReceived = CounterWithCallback.builder()
             .name("flanneld_wireguard_peer_received_bytes_total")
-            .help("Bytes received from the WireGuard peer (kernel: its messages' UDP payloads; userspace: data messages only)")
+            .help("Bytes received from the WireGuard peer (the UDP payload of its handshake, data and keepalive messages)")
             .labelNames("device", "public_key")
             .callback(cb -> wireguardPeers.forEach(p -> cb.call(p.receivedBytes(), p.device(), p.publicKey())))
             .register(registry);
     private final CounterWithCallback wireguardSent = CounterWithCallback.builder()
             .name("flanneld_wireguard_peer_sent_bytes_total")
-            .help("Bytes sent to the WireGuard peer (kernel: its messages' UDP payloads; userspace: data messages only)")
+            .help("Bytes sent to the WireGuard peer (the UDP payload of its handshake, data and keepalive messages)")
             .labelNames("device", "public_key")
             .callback(cb -> wireguardPeers.forEach(p -> cb.call(p.sentBytes(), p.device(), p.publicKey())))
             .register(registry);

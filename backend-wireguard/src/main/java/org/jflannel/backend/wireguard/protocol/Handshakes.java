@@ -91,6 +91,7 @@ final class Handshakes {
         counters.handshakesInitiated.increment();
         LOG.debug("wireguard handshake initiation peer={} endpoint={} retry={}", p, p.endpoint, retry);
         wire.send(msg, 0, INITIATION_SIZE, p.endpoint);
+        p.txBytes.addAndGet(INITIATION_SIZE); // handshakes count in a peer's bytes, as the kernel's tx_bytes
         timers.anyAuthenticatedPacketTraversal(p, now);
         p.sendKeepaliveAt = Peer.OFF;
         p.retransmitHandshakeAt = now + timings.rekeyTimeout().toNanos() + timers.jitter();
@@ -175,6 +176,7 @@ final class Handshakes {
                 sessions.remove(pending, new Sessions.Index(p, null)); // our own initiation is void now
             }
             p.endpoint = from;
+            p.rxBytes.addAndGet(INITIATION_SIZE);
             timers.anyAuthenticatedPacketTraversal(p, now);
             p.newHandshakeAt = Peer.OFF; // any authenticated packet received
             int index = sessions.newIndex(p, null);
@@ -199,6 +201,7 @@ final class Handshakes {
             p.zeroKeysAt = now + 3 * timings.rejectAfterTime().toNanos();
             LOG.debug("wireguard handshake response peer={} endpoint={}", p, from);
             wire.send(resp, 0, RESPONSE_SIZE, from);
+            p.txBytes.addAndGet(RESPONSE_SIZE);
             p.sendKeepaliveAt = Peer.OFF;
         }
     }
@@ -260,6 +263,7 @@ final class Handshakes {
                 sessions.makeCurrent(p, kp);
             }
             p.endpoint = from;
+            p.rxBytes.addAndGet(RESPONSE_SIZE);
             timers.handshakeComplete(p, now);
             p.zeroKeysAt = now + 3 * timings.rejectAfterTime().toNanos();
             timers.anyAuthenticatedPacketTraversal(p, now);

@@ -40,8 +40,9 @@ public final class Peer {
     /** The wall clock at the last completed handshake (epoch nanos), {@link #NEVER} before the first: what wg shows. */
     long lastHandshakeEpochNanos = NEVER;
     /**
-     * Bytes of transport data messages (data and keepalives: header, padded payload, tag) received from and sent
-     * to this peer; the data plane adds once per batch ({@link Device.Tally}), not per packet.
+     * Bytes of the messages received from and sent to this peer, as the kernel counts them (rx_bytes, tx_bytes):
+     * data and keepalives whole (header, padded payload, tag; the data plane adds once per batch, {@link Tally},
+     * not per packet) and the handshake messages; cookie replies are not a peer's.
      */
     final AtomicLong rxBytes = new AtomicLong();
     final AtomicLong txBytes = new AtomicLong();
@@ -82,12 +83,12 @@ public final class Peer {
         return lastHandshakeEpochNanos;
     }
 
-    /** Bytes of transport data messages received from this peer (see {@link #rxBytes}'s field). */
+    /** Bytes of the messages received from this peer (see {@link #rxBytes}'s field). */
     public long rxBytes() {
         return rxBytes.get();
     }
 
-    /** Bytes of transport data messages sent to this peer, as far as the socket took them. */
+    /** Bytes of the messages sent to this peer, as far as the socket took them. */
     public long txBytes() {
         return txBytes.get();
     }
