@@ -50,7 +50,7 @@ class EtcdWireguardClusterIT {
 
     @Test
     @Order(1)
-    void everyPodReachesEveryOtherPodAndLeasesCarryUpstreamsBackendData() throws Exception {
+    void everyPodReachesEveryOtherPodLeasesCarryUpstreamsBackendDataAndMetricsShowEachPeer() throws Exception {
         assertThat(cluster.pods()).hasSize(6);
         Overlay.assertEveryPodReachesEveryOther(cluster);
         for (ClusterNode n : cluster.nodes()) {
@@ -58,6 +58,24 @@ class EtcdWireguardClusterIT {
             assertThat(lease).contains("\"BackendType\":\"wireguard\"").contains("\"Port\":51820");
             assertThat(PUBLIC_KEY.matcher(lease).find()).as("PublicKey in %s", lease).isTrue();
             assertThat(Files.readString(n.dir().resolve("wgkey")).strip()).hasSize(44);
+        }
+        // after the matrix every node has had a handshake with every other and carried bytes both ways: /metrics says so
+        for (ClusterNode n : cluster.nodes()) {
+            for (ClusterNode peer : cluster.nodes()) {
+                if (peer == n) {
+                    continue;
+                }
+                Matcher key = PUBLIC_KEY.matcher(cluster.etcdGet(NetnsCluster.leaseKey(peer.lease())));
+                assertThat(key.find()).isTrue();
+                String labels = "{device=\"flannel-wg\",public_key=\"" + key.group(1) + "\"}";
+                assertThat(n.metric("flanneld_wireguard_peer_last_handshake_timestamp_seconds" + labels))
+                        .as("%s's last handshake with %s", n.name(), peer.name())
+                        .isBetween(System.currentTimeMillis() / 1000.0 - 600, System.currentTimeMillis() / 1000.0 + 1);
+                assertThat(n.metric("flanneld_wireguard_peer_received_bytes_total" + labels)).as("%s from %s", n.name(), peer.name())
+                        .isGreaterThan(148);
+                assertThat(n.metric("flanneld_wireguard_peer_sent_bytes_total" + labels)).as("%s to %s", n.name(), peer.name())
+                        .isGreaterThan(148);
+            }
         }
     }
 

@@ -110,9 +110,7 @@ final class Backends {
         }
         if (network instanceof WireguardNetwork wg) {
             bridgeWireguard(wg, metrics);
-        }
-        if (network instanceof WireguardNetwork wg) { // per-peer series, read at scrape time
-            metrics.addScrapeHook(WireguardPeerScrape.of(wg, metrics));
+            metrics.addScrapeHook(WireguardPeerScrape.of(wg, metrics)); // per-peer series, read at scrape time
         }
         if (network instanceof VxlanNetwork vxlan) {
             bridgePeerCounters(vxlan.counters(), "vxlan", "vxlan_", metrics);
