@@ -13,6 +13,10 @@ import java.util.concurrent.CompletableFuture;
 import org.jflannel.backend.wireguard.crypto.X25519;
 import org.jflannel.backend.wireguard.protocol.Timings;
 import org.jflannel.core.LeaseEvent;
+import org.jflannel.linuxnet.netlink.IpPrefix;
+import org.jflannel.linuxnet.netlink.WireguardDeviceState;
+import org.jflannel.linuxnet.netlink.WireguardGenl;
+import org.jflannel.linuxnet.netlink.WireguardNetlink;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -89,6 +93,63 @@ class KernelModeInVm {
 
             na.close();
             assertThat(a.execAnyExit("ip", "link", "show", "flannel-wg")).as("deleted on close").doesNotContain("flannel-wg:");
+        }
+    }
+
+    /**
+     * A peer table too large for one dump message, read back whole: 400 peers with one allowed IP each and one
+     * with 3,200 (each peer about 170 bytes in the dump, the big one about 90 KB: the kernel continues the peer
+     * list over several messages and splits the big peer, repeating its key), as {@code wg show} lists them.
+     */
+    @Test
+    void aPeerTableLargerThanOneDumpMessageComesBackWhole() throws Exception {
+        Path tmp = Files.createTempDirectory("kvmdump");
+        try (WgNode a = WgNode.create("kvda"); WgNode b = WgNode.create("kvdb")) {
+            WgNode.join(a, b, "10.244.1.1/24", "10.244.2.1/24");
+            WireguardNetwork na = a.register(CONF, "10.244.1.0/24", "ul0", "192.0.2.1", 1500,
+                    Map.of("WIREGUARD_KEY_FILE", tmp.resolve("a").toString(), "JFLANNEL_WG_DATAPLANE", "kernel"), Timings.standard());
+            SecureRandom random = new SecureRandom();
+            java.util.Map<String, List<IpPrefix>> want = new java.util.LinkedHashMap<>();
+            List<WireguardGenl.PeerSpec> small = new java.util.ArrayList<>();
+            for (int i = 0; i < 400; i++) {
+                byte[] key = X25519.publicKey(X25519.generatePrivate(random));
+                List<IpPrefix> ips = List.of(IpPrefix.parse("10.250." + (i / 250) + "." + (i % 250) + "/32"));
+                small.add(new WireguardGenl.PeerSpec(key, null, java.net.InetAddress.getByName("192.0.2." + (2 + i % 200)), 51820, 0,
+                        ips, WireguardGenl.WGPEER_F_REPLACE_ALLOWEDIPS));
+                want.put(Base64.getEncoder().encodeToString(key), ips);
+            }
+            byte[] bigKey = X25519.publicKey(X25519.generatePrivate(random));
+            List<IpPrefix> bigIps = new java.util.ArrayList<>();
+            for (int i = 0; i < 3200; i++) {
+                bigIps.add(IpPrefix.parse("10.251." + (i / 250) + "." + (i % 250) + "/32"));
+            }
+            want.put(Base64.getEncoder().encodeToString(bigKey), bigIps);
+            WireguardDeviceState state = a.inside(() -> {
+                try (WireguardNetlink genl = WireguardNetlink.open()) {
+                    genl.setDevice("flannel-wg", null, 0, 0, small);
+                    for (int from = 0; from < bigIps.size(); from += 400) { // appended 400 at a time: one request each
+                        genl.setDevice("flannel-wg", null, 0, 0, List.of(new WireguardGenl.PeerSpec(bigKey, null, null, 0, 0,
+                                bigIps.subList(from, from + 400), 0)));
+                    }
+                    return genl.getDevice("flannel-wg");
+                }
+            });
+            assertThat(state.ifname()).isEqualTo("flannel-wg");
+            assertThat(state.listenPort()).isEqualTo(51820);
+            assertThat(state.publicKey()).isEqualTo(Base64.getEncoder().encodeToString(na.publicKey()));
+            assertThat(state.peers()).hasSize(401);
+            java.util.Map<String, List<IpPrefix>> got = new java.util.LinkedHashMap<>();
+            for (var p : state.peers()) {
+                assertThat(got.put(p.publicKey(), p.allowedIps())).as("peer %s once", p.publicKey()).isNull();
+            }
+            assertThat(got.keySet()).containsExactlyInAnyOrderElementsOf(want.keySet());
+            want.forEach((key, ips) -> assertThat(got.get(key)).as("allowed IPs of %s", key).containsExactlyInAnyOrderElementsOf(ips));
+            String wgPeers = a.exec("wg", "show", "flannel-wg", "peers");
+            assertThat(wgPeers.strip().lines()).hasSize(401);
+            assertThat(a.exec("wg", "show", "flannel-wg", "allowed-ips").split("\\s+")).as("wg show's allowed IPs, keys included")
+                    .hasSize(401 + 400 + 3200);
+            assertThat(na.peerStats("flannel-wg")).hasSize(401);
+            na.close();
         }
     }
 
