@@ -13,8 +13,10 @@ import org.slf4j.LoggerFactory;
  * The scrape hook of the WireGuard per-peer series: before each scrape, every device's peers read now (in kernel
  * mode one {@code WG_CMD_GET_DEVICE} dump per device, in userspace our protocol's counters) and handed to
  * {@link Metrics#setWireguardPeers}, so the series follow the current peers. A device that cannot be read is
- * logged (one line naming it and the error), counted as an error {@code wireguard_stats} and left out of that
- * scrape; the other devices and the rest of /metrics are served as usual.
+ * counted as an error {@code wireguard_stats} at every scrape and left out of it; the other devices and the rest
+ * of /metrics are served as usual. It is logged when it starts failing or fails differently (one line naming it
+ * and the error), and once when it can be read again: a scraper every 15 s would otherwise write the same line
+ * four times a minute for as long as it lasts.
  */
 final class WireguardPeerScrape implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(WireguardPeerScrape.class);
@@ -28,6 +30,8 @@ final class WireguardPeerScrape implements Runnable {
 
     private final Source source;
     private final Metrics metrics;
+    /** The devices failing now, with their last error (scrapes may overlap: guarded by this). */
+    private final java.util.Map<String, String> failing = new java.util.HashMap<>();
 
     WireguardPeerScrape(Source source, Metrics metrics) {
         this.source = source;
@@ -49,16 +53,23 @@ final class WireguardPeerScrape implements Runnable {
     }
 
     @Override
-    public void run() {
+    public synchronized void run() {
         List<Metrics.WireguardPeerSample> samples = new ArrayList<>();
         for (String device : source.deviceNames()) {
             try {
-                for (PeerStats p : source.peerStats(device)) {
+                List<PeerStats> peers = source.peerStats(device);
+                for (PeerStats p : peers) {
                     samples.add(new Metrics.WireguardPeerSample(device, p.publicKey(), p.lastHandshakeEpochNanos() / 1e9,
                             unsigned(p.rxBytes()), unsigned(p.txBytes())));
                 }
+                if (failing.remove(device) != null) {
+                    LOG.info("wireguard peer stats readable again dev={} peers={}", device, peers.size());
+                }
             } catch (IOException | RuntimeException e) {
-                LOG.warn("wireguard peer stats unreadable dev={} error={}", device, e instanceof IOException ? e.getMessage() : e.toString());
+                String error = e instanceof IOException ? e.getMessage() : e.toString();
+                if (!error.equals(failing.put(device, error))) {
+                    LOG.warn("wireguard peer stats unreadable dev={} error={}", device, error);
+                }
                 metrics.error("wireguard_stats");
             }
         }

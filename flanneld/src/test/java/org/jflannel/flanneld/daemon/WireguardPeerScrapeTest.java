@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The WireGuard per-peer series as /metrics serves them (the text {@link Metrics#writeText} writes for the
  * endpoint): one series per current peer and device, read at scrape time, a removed peer's gone at the next
- * scrape; a device whose kernel cannot be read logged once per scrape, counted as {@code wireguard_stats}, and
- * the rest of the page served.
+ * scrape; a device whose kernel cannot be read logged when it starts failing, fails differently and recovers,
+ * counted as {@code wireguard_stats} at every scrape, and the rest of the page served.
  */
 class WireguardPeerScrapeTest {
     private static final String KEY_B = key(0xb0);
@@ -105,6 +105,20 @@ class WireguardPeerScrapeTest {
 
         scrape();
         assertThat(scrape()).contains("flanneld_errors_total{kind=\"wireguard_stats\"} 3.0");
+        assertThat(logged.list).as("the same failure logged once, counted at every scrape").hasSize(1);
+
+        devices.peers.put("flannel-wg", new NetlinkException("WG_CMD_GET_DEVICE", "flannel-wg", 1, ""));
+        scrape();
+        assertThat(logged.list).as("a different error is logged").hasSize(2);
+        assertThat(logged.list.get(1).getFormattedMessage()).endsWith("error=WG_CMD_GET_DEVICE flannel-wg: EPERM (1)");
+
+        devices.peers.put("flannel-wg", List.of(new PeerStats(KEY_B, null, PeerStats.NEVER, 3, 4)));
+        assertThat(scrape()).contains("flanneld_wireguard_peer_sent_bytes_total{device=\"flannel-wg\",public_key=\"" + KEY_B + "\"} 4.0")
+                .contains("flanneld_errors_total{kind=\"wireguard_stats\"} 4.0");
+        assertThat(logged.list).hasSize(3);
+        assertThat(logged.list.get(2).getFormattedMessage()).isEqualTo("wireguard peer stats readable again dev=flannel-wg peers=1");
+        scrape();
+        assertThat(logged.list).as("recovery logged once").hasSize(3);
     }
 
     private String scrape() throws IOException {
