@@ -2,8 +2,6 @@ package org.jflannel.backend.wireguard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.DatagramPacket;
-import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,11 +10,7 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
-import java.security.SecureRandom;
-import org.jflannel.backend.wireguard.crypto.X25519;
-import org.jflannel.backend.wireguard.protocol.Cookies;
 import org.jflannel.backend.wireguard.protocol.Messages;
-import org.jflannel.backend.wireguard.protocol.Noise;
 import org.jflannel.testsupport.cluster.Wait;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("netns")
 class WireguardTwoNodesIT {
+    private static final InetSocketAddress B_UNDERLAY = new InetSocketAddress("192.0.2.2", 0);
+    private static final InetSocketAddress A_WIREGUARD = new InetSocketAddress("192.0.2.1", 51820);
     private static final String CONF = "{\"Network\":\"10.244.0.0/16\",\"Backend\":{\"Type\":\"wireguard\"}}";
 
     @TempDir
@@ -90,13 +86,9 @@ class WireguardTwoNodesIT {
             // does not know: A goes under load and answers with cookies instead of Curve25519 work; the session stays
             long cookies = na.counters().cookieRepliesSent.sum();
             long handshakes = na.counters().handshakesCompleted.sum();
-            byte[][] flood = initiations(na.publicKey(), 300);
+            byte[][] flood = HandshakeFlood.initiations(na.publicKey(), 300);
             b.inside(() -> {
-                try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("192.0.2.2", 0))) {
-                    for (byte[] m : flood) {
-                        s.send(new DatagramPacket(m, m.length, new InetSocketAddress("192.0.2.1", 51820)));
-                    }
-                }
+                HandshakeFlood.send(B_UNDERLAY, A_WIREGUARD, flood);
                 return null;
             });
             Wait.until("cookie replies under the flood", Duration.ofSeconds(20), () -> na.counters().cookieRepliesSent.sum() > cookies);
@@ -108,7 +100,7 @@ class WireguardTwoNodesIT {
             // only the rate per source address (20 a second, 5 at once) keeps A from the Curve25519 work
             long limited = na.counters().droppedRateLimited.sum();
             long refused = na.counters().droppedBadHandshake.sum();
-            int sent = floodWithCookie(b, na.publicKey(), 300);
+            int sent = b.inside(() -> HandshakeFlood.withCookie(B_UNDERLAY, A_WIREGUARD, na.publicKey(), 300));
             Wait.until("the cookie-carrying flood counted", Duration.ofSeconds(20), () -> na.counters().droppedRateLimited.sum() - limited
                     + na.counters().droppedBadHandshake.sum() - refused >= sent - 10);
             System.out.println("flood with a cookie: sent=" + sent + " rateLimited=" + (na.counters().droppedRateLimited.sum() - limited)
@@ -190,82 +182,9 @@ class WireguardTwoNodesIT {
         return msg;
     }
 
-    /** {@code n} handshake initiations to {@code responder} from fresh unknown keys, mac1 valid, no mac2. */
-    private static byte[][] initiations(byte[] responder, int n) {
-        SecureRandom random = new SecureRandom();
-        Noise noise = new Noise();
-        Cookies.Generator macs = new Cookies.Generator(responder, Long.MAX_VALUE);
-        byte[][] out = new byte[n][];
-        for (int i = 0; i < n; i++) {
-            byte[] priv = X25519.generatePrivate(random);
-            byte[] msg = new byte[Messages.INITIATION_SIZE];
-            noise.createInitiation(new Noise.Handshake(), priv, X25519.publicKey(priv), responder,
-                    X25519.dh(priv, responder).orElseThrow(), Noise.tai64n(1_800_000_000L + i, 0), i + 1, random, msg);
-            macs.addMacs(msg, 0, msg.length, 0);
-            out[i] = msg;
-        }
-        return out;
-    }
-
-    /**
-     * From one socket on B: mac1-only initiations until A, under load, answers one with a cookie reply;
-     * that cookie taken (as a real peer would), then {@code n} initiations from unknown keys carrying a
-     * valid mac2, sent at once. Returns how many were sent with the cookie.
-     */
-    private static int floodWithCookie(WgNode b, byte[] responder, int n) throws Exception {
-        SecureRandom random = new SecureRandom();
-        Noise noise = new Noise();
-        Cookies.Generator macs = new Cookies.Generator(responder, Long.MAX_VALUE);
-        byte[][] load = initiations(responder, 200);
-        byte[] priv = X25519.generatePrivate(random);
-        byte[] pub = X25519.publicKey(priv);
-        byte[] dh = X25519.dh(priv, responder).orElseThrow();
-        return b.inside(() -> {
-            try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("192.0.2.2", 0))) {
-                s.setSoTimeout(2000);
-                InetSocketAddress to = new InetSocketAddress("192.0.2.1", 51820);
-                byte[] reply = new byte[256];
-                boolean cookie = false;
-                for (int attempt = 0; attempt < 5 && !cookie; attempt++) {
-                    try (DatagramSocket loader = new DatagramSocket(new InetSocketAddress("192.0.2.2", 0))) {
-                        for (byte[] m : load) { // A under load (held 1 s)
-                            loader.send(new DatagramPacket(m, m.length, to));
-                        }
-                    }
-                    byte[] first = new byte[Messages.INITIATION_SIZE];
-                    noise.createInitiation(new Noise.Handshake(), priv, pub, responder, dh, Noise.tai64n(1_900_000_000L + attempt, 0),
-                            1000 + attempt, random, first);
-                    macs.addMacs(first, 0, first.length, 0);
-                    s.send(new DatagramPacket(first, first.length, to));
-                    DatagramPacket in = new DatagramPacket(reply, reply.length);
-                    try {
-                        s.receive(in);
-                        cookie = reply[0] == Messages.COOKIE_REPLY && macs.consumeReply(reply, 0, 0);
-                    } catch (java.net.SocketTimeoutException e) {
-                        // no answer: A was not under load yet; load it again
-                    }
-                }
-                assertThat(cookie).as("a cookie reply to our initiation under load").isTrue();
-                byte[][] flood = new byte[n][];
-                for (int i = 0; i < n; i++) {
-                    flood[i] = new byte[Messages.INITIATION_SIZE];
-                    noise.createInitiation(new Noise.Handshake(), priv, pub, responder, dh, Noise.tai64n(1_900_000_100L + i, 0),
-                            2000 + i, random, flood[i]);
-                    macs.addMacs(flood[i], 0, flood[i].length, 0);
-                }
-                for (byte[] m : flood) {
-                    s.send(new DatagramPacket(m, m.length, to));
-                }
-                return n;
-            }
-        });
-    }
-
     private static void sendFromB(WgNode b, byte[] msg) throws Exception {
         b.inside(() -> {
-            try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("192.0.2.2", 0))) {
-                s.send(new DatagramPacket(msg, msg.length, new InetSocketAddress("192.0.2.1", 51820)));
-            }
+            HandshakeFlood.send(B_UNDERLAY, A_WIREGUARD, new byte[][] {msg});
             return null;
         });
     }
