@@ -51,7 +51,7 @@ interface PeerTable {
 
             @Override
             public List<PeerStats> stats() {
-                return device.peers().stream().map(p -> new PeerStats(p.toString(), p.endpoint(), p.lastHandshakeEpochNanos(),
+                return device.peers().stream().map(p -> new PeerStats(java.util.Base64.getEncoder().encodeToString(p.publicKey()), p.endpoint(), p.lastHandshakeEpochNanos(),
                         p.rxBytes(), p.txBytes())).toList();
             }
         };
