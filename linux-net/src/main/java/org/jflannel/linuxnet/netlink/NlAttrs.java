@@ -78,15 +78,18 @@ final class NlAttrs {
 
     /** A NUL-terminated string (terminator optional). */
     String string(int type) {
-        byte[] b = bytes(type);
-        if (b == null) {
-            return null;
-        }
+        return has(type) ? cString(buf, offset[type], length[type]) : null;
+    }
+
+    /** The NUL-terminated string (terminator optional) in the {@code len} bytes at {@code at} of {@code b}. */
+    static String cString(ByteBuffer b, int at, int len) {
+        byte[] s = new byte[len];
+        b.get(at, s);
         int n = 0;
-        while (n < b.length && b[n] != 0) {
+        while (n < s.length && s[n] != 0) {
             n++;
         }
-        return new String(b, 0, n, StandardCharsets.UTF_8);
+        return new String(s, 0, n, StandardCharsets.UTF_8);
     }
 
     /** An IPv4 or IPv6 address, or null when absent or of another size. */

@@ -2,7 +2,6 @@ package org.jflannel.linuxnet.netlink;
 
 import static org.jflannel.linuxnet.netlink.WireguardGenl.*;
 
-import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -120,25 +119,30 @@ final class WireguardDump {
     private static InetSocketAddress sockaddr(ByteBuffer b, int at, int len, String where) {
         int family = len >= 2 ? b.getShort(at) & 0xffff : -1;
         int port = len >= 4 ? (b.get(at + 2) & 0xff) << 8 | (b.get(at + 3) & 0xff) : 0;
-        try {
-            if (family == AF_INET && len >= 8) {
-                byte[] a = new byte[4];
-                b.get(at + 4, a);
-                return new InetSocketAddress(Inet4Address.getByAddress(a), port);
-            }
-            if (family == AF_INET6 && len >= 28) {
-                byte[] a = new byte[16];
-                b.get(at + 8, a);
-                int scope = b.getInt(at + 24);
-                return new InetSocketAddress(Inet6Address.getByAddress(null, a, scope == 0 ? -1 : scope), port);
-            }
-        } catch (UnknownHostException e) {
-            throw new IllegalStateException(e); // only for a wrong length, which is checked above
+        if (family == AF_INET && len >= 8) {
+            byte[] a = new byte[4];
+            b.get(at + 4, a);
+            return new InetSocketAddress(Inets.of(a), port);
+        }
+        if (family == AF_INET6 && len >= 28) {
+            byte[] a = new byte[16];
+            b.get(at + 8, a);
+            int scope = b.getInt(at + 24);
+            return new InetSocketAddress(scope == 0 ? Inets.of(a) : scoped(a, scope), port);
         }
         if (family == AF_INET || family == AF_INET6) {
             throw malformed(where + ": WGPEER_A_ENDPOINT of " + len + " bytes is too short for its family " + family);
         }
         return null;
+    }
+
+    /** An IPv6 address with its scope (a link-local endpoint). */
+    private static InetAddress scoped(byte[] a, int scope) {
+        try {
+            return Inet6Address.getByAddress(null, a, scope);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e); // 16 bytes: cannot happen
+        }
     }
 
     /** What one message says of a peer; a continuation has only the key and more allowed IPs. */
@@ -177,7 +181,7 @@ final class WireguardDump {
         void device(ByteBuffer b, int type, int at, int len, String where) {
             switch (type) {
                 case WGDEVICE_A_IFINDEX -> ifindex = b.getInt(at + exact(where, DEVICE, type, len, 4));
-                case WGDEVICE_A_IFNAME -> ifname = string(b, at, len);
+                case WGDEVICE_A_IFNAME -> ifname = NlAttrs.cString(b, at, len);
                 case WGDEVICE_A_PUBLIC_KEY -> publicKey = key(b, at + exact(where, DEVICE, type, len, 32));
                 case WGDEVICE_A_LISTEN_PORT -> listenPort = b.getShort(at + exact(where, DEVICE, type, len, 2)) & 0xffff;
                 case WGDEVICE_A_PEERS -> {
@@ -241,22 +245,7 @@ final class WireguardDump {
                         + "WGALLOWEDIP_A_CIDR_MASK, got family " + family[0]);
             }
             exact(where, ALLOWEDIP, WGALLOWEDIP_A_IPADDR, addr[0].length, want);
-            try {
-                InetAddress ip = want == 4 ? Inet4Address.getByAddress(addr[0]) : Inet6Address.getByAddress(null, addr[0], -1);
-                return new IpPrefix(ip, cidr[0]);
-            } catch (UnknownHostException e) {
-                throw new IllegalStateException(e); // the length is checked above
-            }
-        }
-
-        private static String string(ByteBuffer b, int at, int len) {
-            byte[] s = new byte[len];
-            b.get(at, s);
-            int n = 0;
-            while (n < s.length && s[n] != 0) {
-                n++;
-            }
-            return new String(s, 0, n, java.nio.charset.StandardCharsets.UTF_8);
+            return new IpPrefix(Inets.of(addr[0]), cidr[0]);
         }
 
         WireguardDeviceState result() {
