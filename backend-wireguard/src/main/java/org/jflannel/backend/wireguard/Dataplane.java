@@ -208,7 +208,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                     int at = peer == null ? -1 : queue.next(d, peer, len);
                     if (at >= 0) {
                         packet.get(0, queue.buffer(), at, len); // straight into its slot, sealed there in place
-                        queue.commit(d, peer, len);
+                        queue.commit(d, peer, len, d.now());
                     }
                 } else if (type == VnetHdr.GSO_TCPV4 || type == VnetHdr.GSO_TCPV6) {
                     segmentAndSeal(raw, packet, headers, plan, checksum, pkt, queue);
@@ -240,6 +240,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         if (peer == null) {
             return;
         }
+        long now = d.now(); // one clock read for the burst's segments
         byte[] slots = queue.buffer();
         for (int i = 0; i < segments; i++) {
             int len = Math.min(gsoSize, payload - i * gsoSize);
@@ -250,7 +251,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
             // each segment straight into its queue slot (one copy out of the TUN's buffer), sealed there in place
             headers.get(i * TcpSegmenter.HEADER_SLOT, slots, at, headerLength);
             packet.get(headerLength + i * gsoSize, slots, at + headerLength, len);
-            queue.commit(d, peer, headerLength + len);
+            queue.commit(d, peer, headerLength + len, now);
         }
     }
 
@@ -267,13 +268,14 @@ final class Dataplane implements AutoCloseable, Device.Wire {
                 Device d = device;
                 r.take(batch, n);
                 load.backlog(r.handshakes); // before the work: the cookies must start while the backlog lasts
-                if (r.allData && r.count >= Workers.MIN_PARALLEL && openers.threads() > 0) {
-                    // data only (the usual batch): opened on this thread and the openers at once, then in order
+                if (r.allData) {
+                    // data only (the usual batch): opened in place (on this thread and the openers at once), then finished in order
                     r.device = d;
+                    r.now = d.now(); // one clock read for the batch
                     openers.run(r.count, r.openOne);
                     for (int j = 0; j < r.count; j++) {
                         if (r.ok[j]) {
-                            d.finishData(r.opened[j], r.in, r.at[j] + Messages.DATA_HEADER, r.from[j], received);
+                            d.finishData(r.opened[j], r.in, r.at[j] + Messages.DATA_HEADER, r.from[j], received, r.now);
                         }
                     }
                 } else {
@@ -318,6 +320,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         int handshakes;
         boolean allData;
         Device device;
+        long now;
 
         Receiving(int bytes, int datagrams) {
             in = new byte[bytes];
@@ -369,7 +372,7 @@ final class Dataplane implements AutoCloseable, Device.Wire {
 
         /** Any thread: datagram j opened in place. */
         private void openOne(int j) {
-            ok[j] = device.open(in, at[j], length[j], in, at[j] + Messages.DATA_HEADER, opened[j]);
+            ok[j] = device.open(in, at[j], length[j], in, at[j] + Messages.DATA_HEADER, opened[j], now);
         }
     }
 

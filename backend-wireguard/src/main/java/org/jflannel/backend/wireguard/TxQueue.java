@@ -90,14 +90,17 @@ final class TxQueue {
         return queued * SLOT + Messages.DATA_HEADER;
     }
 
-    /** The packet written at {@link #next}'s offset: its counter reserved now (nothing queued when the device stages it behind a handshake). */
-    void commit(Device d, Peer peer, int len) {
+    /**
+     * The packet written at {@link #next}'s offset: its counter reserved now (nothing queued when the device stages it
+     * behind a handshake); {@code now} is the device's clock read for the packet's batch ({@link Device#now}).
+     */
+    void commit(Device d, Peer peer, int len, long now) {
         int at = queued * SLOT + Messages.DATA_HEADER;
         if (pending == null) {
-            d.reserve(peer, slots, at, len, discard); // counted as a packet without a peer
+            d.reserve(peer, slots, at, len, discard, now); // counted as a packet without a peer
             return;
         }
-        if (!d.reserve(peer, slots, at, len, reservations[queued])) {
+        if (!d.reserve(peer, slots, at, len, reservations[queued], now)) {
             return;
         }
         plainLength[queued] = len;
@@ -112,7 +115,7 @@ final class TxQueue {
         int at = next(d, peer, len);
         if (at >= 0) {
             System.arraycopy(pkt, 0, slots, at, len);
-            commit(d, peer, len);
+            commit(d, peer, len, d.now());
         }
     }
 

@@ -86,8 +86,9 @@ final class Receiver {
     private void onData(byte[] msg, int off, int len, Endpoint from, Tally received) {
         Device.Opened o = new Device.Opened();
         byte[] plain = scratch(len - DATA_MIN);
-        if (open(msg, off, len, plain, 0, o)) {
-            finishData(o, plain, 0, from, received);
+        long now = nanos.getAsLong();
+        if (open(msg, off, len, plain, 0, o, now)) {
+            finishData(o, plain, 0, from, received, now);
         }
     }
 
@@ -100,15 +101,15 @@ final class Receiver {
         return len >= DATA_MIN && type(msg, off, len) == DATA;
     }
 
-    /** See {@link Device#open}. */
-    boolean open(byte[] msg, int off, int len, byte[] plain, int plainOff, Device.Opened o) {
+    /** See {@link Device#open}; {@code now} is the device clock's reading (one per batch will do). */
+    boolean open(byte[] msg, int off, int len, byte[] plain, int plainOff, Device.Opened o, long now) {
         Sessions.Index idx = sessions.get(u32(msg, off + DATA_RECEIVER));
         if (idx == null || idx.keypair() == null) {
             counters.droppedUnknownIndex.increment();
             return false;
         }
         Keypair kp = idx.keypair();
-        if (nanos.getAsLong() - kp.createdNanos >= timings.rejectAfterTime().toNanos()) {
+        if (now - kp.createdNanos >= timings.rejectAfterTime().toNanos()) {
             counters.droppedStaleKeys.increment();
             return false;
         }
@@ -128,12 +129,11 @@ final class Receiver {
      * The second half of receiving an {@link #open}ed data message, whose plaintext is at {@code plain[plainOff, …)}:
      * once the replay window takes it, its bytes (the whole message, as the kernel counts it) go into {@code received}.
      */
-    void finishData(Device.Opened o, byte[] plain, int plainOff, Endpoint from, Tally received) {
+    void finishData(Device.Opened o, byte[] plain, int plainOff, Endpoint from, Tally received, long now) {
         Keypair kp = o.index.keypair();
         Peer p = o.index.peer();
         long counter = o.counter;
         int n = o.length;
-        long now = nanos.getAsLong();
         if (!kp.acceptCounter(counter, timings.rejectAfterMessages())) {
             counters.droppedReplay.increment();
             return;

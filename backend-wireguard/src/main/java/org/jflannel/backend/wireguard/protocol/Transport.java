@@ -55,12 +55,11 @@ final class Transport {
     /** {@link #reserve} then {@link #sealReserved}, on this thread: the datagram's length, or 0. */
     int seal(Peer p, byte[] packet, int off, int len, byte[] out, int outOff) {
         Device.Reservation r = new Device.Reservation();
-        return reserve(p, packet, off, len, r) ? sealReserved(r, packet, off, len, out, outOff) : 0;
+        return reserve(p, packet, off, len, r, nanos.getAsLong()) ? sealReserved(r, packet, off, len, out, outOff) : 0;
     }
 
-    /** See {@link Device#reserve}. */
-    boolean reserve(Peer p, byte[] packet, int off, int len, Device.Reservation r) {
-        long now = nanos.getAsLong();
+    /** See {@link Device#reserve}; {@code now} is the device clock's reading (one per batch will do). */
+    boolean reserve(Peer p, byte[] packet, int off, int len, Device.Reservation r, long now) {
         Keypair kp;
         long counter;
         synchronized (p) {
