@@ -35,7 +35,7 @@
 #                                                     JFLANNEL_UDP_KERNEL=0, e.g. a switch's A/B against (a) in one run
 #   UDP_AB_FLANNELD=/path/bin/flanneld               udp: the second pair (flannel-b) runs that launcher (another build:
 #                                                     before/after in one run), with UDP_AB_ENV too when given
-#   UDP_AB2_ENV="VAR=value ..."                     udp, with UDP_AB=1: a third flannel pair (variant flannel-c) with these
+#   UDP_AB2_ENV="VAR=value ..."                     udp with UDP_AB=1, or wireguard with WG_AB=1: a third flannel pair (variant flannel-c) with these
 #                                                     variables, interleaved with the others (a three-way A/B in one run)
 #   WARMUP=SECONDS                                   an untimed iperf3 run through each flannel pair first (the daemons' JIT warm, as
 #                                                     in a long-running node; default 0)
@@ -231,8 +231,8 @@ if [ "$UDP_AB" = 1 ]; then
     IPK=$(cni_add "$K" "$PK" "$D/threads/$K" "")
 fi
 UDP_AB2_ENV=${UDP_AB2_ENV:-}
-if [ -n "$UDP_AB2_ENV" ]; then # udp: a third pair (variant flannel-c) with these variables, e.g. a three-way A/B
-    [ "$BACKEND" = udp ] && [ "$UDP_AB" = 1 ] || { echo "UDP_AB2_ENV needs BACKEND=udp and UDP_AB=1" >&2; exit 1; }
+if [ -n "$UDP_AB2_ENV" ]; then # udp or wireguard: a third pair (variant flannel-c) with these variables, e.g. a three-way A/B
+    [ "$UDP_AB" = 1 ] || { echo "UDP_AB2_ENV needs BACKEND=udp and UDP_AB=1, or BACKEND=wireguard and WG_AB=1" >&2; exit 1; }
     L=${P}l; M=${P}m; PL=${P}pl; PM=${P}pm
     echo "# variant flannel-c: $ROOT/bin/flanneld with $UDP_AB2_ENV"
     # shellcheck disable=SC2086 # one or more VAR=value words

@@ -100,7 +100,7 @@ public final class WireguardBackend implements Backend {
         byte[] publicKey = X25519.publicKey(privateKey);
         int mtu = (cfg.mtu() > 0 ? cfg.mtu() : ext.mtu()) - OVERHEAD;
         boolean offload = offloadWanted(env);
-        int cryptoThreads = cryptoThreads(env);
+        int cryptoThreads = cryptoThreads(env, Runtime.getRuntime().availableProcessors());
         List<KernelDevice> kernel = implementation == Implementation.USERSPACE ? List.of() : kernelDevices(layout, privateKey, mtu,
                 implementation);
         List<Opened> opened = new ArrayList<>();
@@ -251,12 +251,16 @@ public final class WireguardBackend implements Backend {
 
     /**
      * {@code JFLANNEL_WG_CRYPTO_THREADS}: threads besides each packet thread that seal (or open) its
-     * batches; default one less than the CPUs, at most 3 (0: each direction on its own thread only).
+     * batches; default two less than the node's {@code cpus}, at most 3 (0: each direction on its own
+     * thread only). A worker pays only on a CPU the packet threads and the node's own traffic leave idle:
+     * handing a batch over costs wake-ups and moves its bytes to another core's cache, and on 2 CPUs
+     * 0 workers carried 5 % more than 1 with 5–7 % less CPU per Gbit/s, single stream and 4 (docs/benchmarks.md,
+     * "wireguard, session 17").
      */
-    static int cryptoThreads(Map<String, String> env) {
+    static int cryptoThreads(Map<String, String> env, int cpus) {
         String v = env.get(CRYPTO_THREADS_ENV);
         if (v == null || v.isEmpty()) {
-            return Math.max(0, Math.min(3, Runtime.getRuntime().availableProcessors() - 1));
+            return Math.max(0, Math.min(3, cpus - 2));
         }
         try {
             int n = Integer.parseInt(v);

@@ -23,8 +23,15 @@ class WireguardEnvTest {
 
     @Test
     void cryptoThreadsAndOffloadsAreCheckedToo() {
-        assertThat(WireguardBackend.cryptoThreads(Map.of("JFLANNEL_WG_CRYPTO_THREADS", "0"))).isZero();
-        assertThatThrownBy(() -> WireguardBackend.cryptoThreads(Map.of("JFLANNEL_WG_CRYPTO_THREADS", "-1")))
+        assertThat(WireguardBackend.cryptoThreads(Map.of("JFLANNEL_WG_CRYPTO_THREADS", "0"), 8)).isZero();
+        assertThat(WireguardBackend.cryptoThreads(Map.of("JFLANNEL_WG_CRYPTO_THREADS", "5"), 2)).isEqualTo(5);
+        // the default: none on 1 or 2 CPUs, then CPUs - 2 up to 3
+        assertThat(WireguardBackend.cryptoThreads(Map.of(), 1)).isZero();
+        assertThat(WireguardBackend.cryptoThreads(Map.of(), 2)).isZero();
+        assertThat(WireguardBackend.cryptoThreads(Map.of(), 3)).isEqualTo(1);
+        assertThat(WireguardBackend.cryptoThreads(Map.of(), 4)).isEqualTo(2);
+        assertThat(WireguardBackend.cryptoThreads(Map.of(), 64)).isEqualTo(3);
+        assertThatThrownBy(() -> WireguardBackend.cryptoThreads(Map.of("JFLANNEL_WG_CRYPTO_THREADS", "-1"), 2))
                 .hasMessageContaining("JFLANNEL_WG_CRYPTO_THREADS: expected 0..64");
         assertThat(WireguardBackend.offloadWanted(Map.of())).isTrue();
         assertThatThrownBy(() -> WireguardBackend.offloadWanted(Map.of("JFLANNEL_WG_OFFLOAD", "yes")))

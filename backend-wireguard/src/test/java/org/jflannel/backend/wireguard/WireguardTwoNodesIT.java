@@ -43,10 +43,12 @@ class WireguardTwoNodesIT {
     void firstPacketsBothWaysAtOnceThenTcpAndCleanClose() throws Exception {
         try (WgNode a = WgNode.create("wta"); WgNode b = WgNode.create("wtb")) {
             WgNode.join(a, b, "10.244.1.1/24", "10.244.2.1/24");
+            // A seals and opens its batches with a crypto thread (Workers), B on its packet threads alone (the default
+            // on 2 CPUs): the TCP transfers below cross both paths each way
             WireguardNetwork na = a.register(CONF, "10.244.1.0/24", "ul0", "192.0.2.1", 1500,
-                    Map.of("WIREGUARD_KEY_FILE", tmp.resolve("a").toString()), Timings.standard());
+                    Map.of("WIREGUARD_KEY_FILE", tmp.resolve("a").toString(), "JFLANNEL_WG_CRYPTO_THREADS", "1"), Timings.standard());
             WireguardNetwork nb = b.register(CONF, "10.244.2.0/24", "ul0", "192.0.2.2", 1500,
-                    Map.of("WIREGUARD_KEY_FILE", tmp.resolve("b").toString()), Timings.standard());
+                    Map.of("WIREGUARD_KEY_FILE", tmp.resolve("b").toString(), "JFLANNEL_WG_CRYPTO_THREADS", "0"), Timings.standard());
             na.apply(List.of(LeaseEvent.added(WireguardGoInteropIT.lease("10.244.2.0/24", "192.0.2.2", nb.publicKey()))));
             nb.apply(List.of(LeaseEvent.added(WireguardGoInteropIT.lease("10.244.1.0/24", "192.0.2.1", na.publicKey()))));
 
