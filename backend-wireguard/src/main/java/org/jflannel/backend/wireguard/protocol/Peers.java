@@ -3,7 +3,6 @@ package org.jflannel.backend.wireguard.protocol;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,20 +11,15 @@ import org.jflannel.backend.wireguard.crypto.X25519;
 
 /**
  * The device's peers by public key, and cryptokey routing (whitepaper §2): the allowed IPs of every
- * peer as one array per address family, longest prefix first, rebuilt on each change and read without a lock by the
- * packet threads.
+ * peer in a {@link RouteTable}, rebuilt on each change and read without a lock by the packet threads.
  */
 final class Peers {
-    private record Route(AllowedIp prefix, Peer peer) {
-    }
-
     private final byte[] privateKey;
     private final Timings timings;
     private final Counters counters;
     private final Sessions sessions;
     private final Map<String, Peer> peers = new ConcurrentHashMap<>();
-    private volatile Route[] routes = new Route[0];
-    private volatile Route[] routes6 = new Route[0];
+    private volatile RouteTable routes = RouteTable.EMPTY;
 
     Peers(byte[] privateKey, Timings timings, Counters counters, Sessions sessions) {
         this.privateKey = privateKey;
@@ -83,39 +77,24 @@ final class Peers {
         }
     }
 
-    private void rebuildRoutes() {
-        List<Route> v4 = new ArrayList<>();
-        List<Route> v6 = new ArrayList<>();
+    private synchronized void rebuildRoutes() { // one at a time: the last change's rebuild sees it
+        List<RouteTable.Route> all = new ArrayList<>();
         for (Peer p : peers.values()) {
             for (AllowedIp a : p.allowedIps) {
-                (a.ipv6() ? v6 : v4).add(new Route(a, p));
+                all.add(new RouteTable.Route(a, p));
             }
         }
-        Comparator<Route> longestFirst = Comparator.comparingInt((Route x) -> x.prefix.prefixLength()).reversed();
-        v4.sort(longestFirst);
-        v6.sort(longestFirst);
-        routes = v4.toArray(new Route[0]);
-        routes6 = v6.toArray(new Route[0]);
+        routes = RouteTable.build(all);
     }
 
     /** The peer whose IPv4 allowed IPs hold {@code ip}, longest prefix first. */
     Peer route(int ip) {
-        for (Route r : routes) {
-            if (r.prefix.contains(ip)) {
-                return r.peer;
-            }
-        }
-        return null;
+        return routes.route(ip);
     }
 
     /** The peer whose IPv6 allowed IPs hold {@code high:low}, longest prefix first. */
     Peer route6(long high, long low) {
-        for (Route r : routes6) {
-            if (r.prefix.contains(high, low)) {
-                return r.peer;
-            }
-        }
-        return null;
+        return routes.route6(high, low);
     }
 
     /** The peer an IP packet's address at {@code at} (4 bytes for version 4, 16 for 6) routes to, or null. */
