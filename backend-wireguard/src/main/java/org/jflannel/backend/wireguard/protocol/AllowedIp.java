@@ -11,8 +11,8 @@ public record AllowedIp(boolean ipv6, long high, long low, int prefixLength) {
             throw new IllegalArgumentException("allowed ip prefix: expected 0.." + max + ", got " + prefixLength);
         }
         if (ipv6) {
-            high &= prefixLength == 0 ? 0 : -1L << (64 - Math.min(64, prefixLength));
-            low &= prefixLength <= 64 ? 0 : -1L << (128 - prefixLength);
+            high &= highMask(prefixLength);
+            low &= lowMask(prefixLength);
         } else {
             high = 0;
             low = (low & mask(prefixLength)) & 0xffffffffL;
@@ -33,6 +33,16 @@ public record AllowedIp(boolean ipv6, long high, long low, int prefixLength) {
         return prefixLength == 0 ? 0 : -1 << (32 - prefixLength);
     }
 
+    /** An IPv6 prefix's mask over the address's high 64 bits. */
+    static long highMask(int prefixLength) {
+        return prefixLength == 0 ? 0 : -1L << (64 - Math.min(64, prefixLength));
+    }
+
+    /** An IPv6 prefix's mask over the address's low 64 bits. */
+    static long lowMask(int prefixLength) {
+        return prefixLength <= 64 ? 0 : -1L << (128 - prefixLength);
+    }
+
     /** The IPv4 address as a 32-bit int (meaningful when not {@link #ipv6()}). */
     public int address() {
         return (int) low;
@@ -48,9 +58,7 @@ public record AllowedIp(boolean ipv6, long high, long low, int prefixLength) {
         if (!ipv6) {
             return false;
         }
-        long mh = prefixLength == 0 ? 0 : -1L << (64 - Math.min(64, prefixLength));
-        long ml = prefixLength <= 64 ? 0 : -1L << (128 - prefixLength);
-        return (ipHigh & mh) == high && (ipLow & ml) == low;
+        return (ipHigh & highMask(prefixLength)) == high && (ipLow & lowMask(prefixLength)) == low;
     }
 
     @Override

@@ -65,9 +65,7 @@ final class RouteTable {
     Peer route6(long high, long low) {
         for (int k = 0; k < lengths6.length; k++) {
             int len = lengths6[k];
-            long mh = len == 0 ? 0 : -1L << (64 - Math.min(64, len));
-            long ml = len <= 64 ? 0 : -1L << (128 - len);
-            Peer p = tables6[k].get(high & mh, low & ml);
+            Peer p = tables6[k].get(high & AllowedIp.highMask(len), low & AllowedIp.lowMask(len));
             if (p != null) {
                 return p;
             }
