@@ -14,7 +14,7 @@ changes nothing on the host: it re-executes itself in a private mount namespace 
       alone (its DEL follows its ADD at once) gets a faster DEL than any plugin that starts slower (session 10:
       `bridge@25` shows the same DEL excess with no plugin work). On a node, DEL comes at the pod's end.
 e.g. bench/cni-ab.py /tmp/cnibin 40 ADDDEL a=bridge before=/opt/cni/bin/flannel-before after=/opt/cni/bin/flannel \\
-         upstream=$PWD/../shared/upstream/flannel
+         upstream=$JFLANNEL_UPSTREAM_DIR/flannel
 Needs root, iproute2, util-linux (unshare) and /usr/lib/cni."""
 import ctypes, json, os, random, statistics, subprocess, sys, tempfile, time
 

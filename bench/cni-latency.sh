@@ -14,7 +14,7 @@
 #                                        its AppCDS archive dumped for /opt/cni/bin). Needs skopeo and umoci.
 #   VARIANTS=afg bench/cni-latency.sh    (g) the same installed bundle through the POSIX sh launcher it had
 #                                        before issue 20 (the host's glibc): the one-file launcher's own cost
-#   VARIANTS=afu bench/cni-latency.sh    (u) upstream's Go plugin, ../shared/upstream/flannel (v1.9.1), same config
+#   VARIANTS=afu bench/cni-latency.sh    (u) upstream's Go plugin, $JFLANNEL_UPSTREAM_DIR/flannel (v1.9.1), same config
 #                                        and bridge: the figure to compare the plugin's own cost with
 #
 # On a shared, busy machine run it as `chrt -f 10 bench/cni-latency.sh` (SCHED_FIFO) to approximate
@@ -49,8 +49,11 @@ FLANNEL_CONF="{\"cniVersion\":\"0.3.1\",\"name\":\"cbr0\",\"type\":\"flannel\",\
 # what flannel hands to bridge (checked below against the scratch file), so (a) does the same work
 BRIDGE_CONF="{\"bridge\":\"$BR\",\"cniVersion\":\"0.3.1\",\"hairpinMode\":true,\"ipMasq\":false,\"ipam\":{\"dataDir\":\"$work/ipam\",\"ranges\":[[{\"subnet\":\"10.244.1.0/24\"}]],\"routes\":[{\"dst\":\"10.244.0.0/16\"}],\"type\":\"host-local\"},\"isDefaultGateway\":true,\"isGateway\":true,\"mtu\":1450,\"name\":\"cbr0\",\"type\":\"bridge\"}"
 
-UPSTREAM=$(cd "$ROOT/.." && pwd)/shared/upstream/flannel
-if [[ "$VARIANTS" == *u* ]]; then [ -x "$UPSTREAM" ] || { echo "cni-latency: $UPSTREAM missing (variant u)" >&2; exit 1; }; fi
+UPSTREAM=${JFLANNEL_UPSTREAM_DIR:+$JFLANNEL_UPSTREAM_DIR/flannel}
+if [[ "$VARIANTS" == *u* && ! -x "$UPSTREAM" ]]; then
+  echo "cni-latency: variant u skipped: needs upstream's Go CNI plugin v1.9.1: set JFLANNEL_UPSTREAM_DIR to a folder holding flannel${UPSTREAM:+ (no executable $UPSTREAM)}" >&2
+  VARIANTS=${VARIANTS//u/}
+fi
 export CNI_CONTAINERID=bench$suffix CNI_NETNS=/run/netns/$POD CNI_IFNAME=eth0 CNI_PATH=/usr/lib/cni
 JAR=$T/cni-flannel.jar
 FAST="-Xint -XX:-UsePerfData -Xss512k"

@@ -6,7 +6,7 @@
 #   env RUNS=1         repetitions (each with a fresh etcd and fresh nodes)
 #   env EXTRA=0        extra peer leases written upstream's way before the peers start (scale: every
 #                      daemon programs them too; they have no daemon behind them)
-#   env UPSTREAM=1     the peers and the new node run upstream's flanneld (/work/shared/upstream/flanneld)
+#   env UPSTREAM=1     the peers and the new node run upstream's flanneld ($JFLANNEL_UPSTREAM_DIR/flanneld)
 #   env KEEP_LOGS=1    keep the run directory (daemon and etcd logs)
 #
 # A node that joins during an etcd outage: a real etcd in a hub namespace, PEERS real flanneld (bin/flanneld,
@@ -26,7 +26,10 @@ JOIN_AT_S = float(os.environ.get("JOIN_AT_S", "5"))
 RUNS = int(os.environ.get("RUNS", "1"))
 EXTRA = int(os.environ.get("EXTRA", "0"))
 UPSTREAM = os.environ.get("UPSTREAM") == "1"
-FLANNELD = "/work/shared/upstream/flanneld" if UPSTREAM else os.path.join(ROOT, "bin", "flanneld")
+UPSTREAM_FLANNELD = os.path.join(os.environ.get("JFLANNEL_UPSTREAM_DIR", ""), "flanneld")
+if UPSTREAM and not (os.environ.get("JFLANNEL_UPSTREAM_DIR") and os.access(UPSTREAM_FLANNELD, os.X_OK)):
+    sys.exit("flanneld-etcd-outage: UPSTREAM=1 needs upstream flanneld v0.20.2: set JFLANNEL_UPSTREAM_DIR to a folder holding flanneld")
+FLANNELD = UPSTREAM_FLANNELD if UPSTREAM else os.path.join(ROOT, "bin", "flanneld")
 TAG = "jfo%04d" % random.randint(0, 9999)
 HUB = TAG + "h"
 D = "/tmp/jflannel-bench-" + TAG

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # Usage (root):  bench/flanneld-restart.py [N ...]       (default 10000)
 #   env RUNS=1          restarts per N (each: SIGKILL, start again)
-#   env UPSTREAM=1      run upstream's flanneld (/work/shared/upstream/flanneld) instead, same procedure
+#   env UPSTREAM=1      run upstream's flanneld ($JFLANNEL_UPSTREAM_DIR/flanneld) instead, same procedure
 #   env KEEP_LOGS=1     keep the run directory
 #   env VARIANTS=...    A/B in one invocation, as flanneld-convergence.py's (e.g. "JFLANNEL_ROUTE_NEXTHOPS=0;JFLANNEL_ROUTE_NEXTHOPS=1")
 #
@@ -22,6 +22,9 @@ spec.loader.exec_module(conv)
 SIZES = [int(a) for a in sys.argv[1:]] or [10000]
 RUNS = int(os.environ.get("RUNS", "1"))
 UPSTREAM = os.environ.get("UPSTREAM") == "1"
+UPSTREAM_FLANNELD = os.path.join(os.environ.get("JFLANNEL_UPSTREAM_DIR", ""), "flanneld")
+if UPSTREAM and not (os.environ.get("JFLANNEL_UPSTREAM_DIR") and os.access(UPSTREAM_FLANNELD, os.X_OK)):
+    sys.exit("flanneld-restart: UPSTREAM=1 needs upstream flanneld v0.20.2: set JFLANNEL_UPSTREAM_DIR to a folder holding flanneld")
 
 
 def start(tag):
@@ -29,7 +32,7 @@ def start(tag):
         return conv.start_flanneld(tag)
     log = open("%s/flanneld-%s.log" % (conv.D, tag), "w")
     t = time.time()
-    p = subprocess.Popen(conv.X + ["/work/shared/upstream/flanneld", "--etcd-endpoints=http://127.0.0.1:%d" % conv.PORT,
+    p = subprocess.Popen(conv.X + [UPSTREAM_FLANNELD, "--etcd-endpoints=http://127.0.0.1:%d" % conv.PORT,
                                    "--iface=ext0", "--subnet-file=" + conv.D + "/subnet.env"],
                          stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     conv.procs.append(p)

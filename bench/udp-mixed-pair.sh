@@ -15,7 +15,8 @@
 set -u
 [ "$(id -u)" = 0 ] || { echo "needs root" >&2; exit 1; }
 ROOT=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
-UP=${UPSTREAM_FLANNELD:-$(cd "$(dirname "$0")/.." && pwd)/../shared/upstream/flanneld}
+UP=${UPSTREAM_FLANNELD:-${JFLANNEL_UPSTREAM_DIR:+$JFLANNEL_UPSTREAM_DIR/flanneld}}
+[ -x "$UP" ] || { echo "udp-mixed-pair: skipped: needs upstream flanneld v0.20.2: set JFLANNEL_UPSTREAM_DIR to a folder holding flanneld (or UPSTREAM_FLANNELD to the binary)${UP:+; no executable $UP}" >&2; exit 0; }
 export JFLANNEL_UDP_KERNEL=${JFLANNEL_UDP_KERNEL:-1}
 SECS=${SECS:-10}
 export FLANNELD_JIT=${FLANNELD_JIT:-c2}

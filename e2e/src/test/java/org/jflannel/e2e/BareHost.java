@@ -19,9 +19,9 @@ import org.jflannel.testsupport.cluster.FakeHost;
  * files are shared with the node's other pods), {@code /proc}, {@code /sys}, {@code /dev} and
  * {@code /tmp}: no {@code /bin/sh}, no libc, no {@code /usr}. Commands run in the node's network
  * namespace and a private mount namespace (nothing is mounted on this machine), chrooted into it:
- * a static binary directly ({@link #chrooted}), upstream's dynamically linked cnitool through this
- * machine's loader with a preloaded library that enters the root before cnitool's main
- * ({@link #cnitool}; {@code chroot-preload.c}).
+ * a static binary directly ({@link #chrooted}), or the static {@code libcni-driver} (Debian's libcni,
+ * {@code tools/libcni-driver}) from outside the root, which it enters itself with {@code --root} before
+ * libcni reads anything ({@link #libcni}).
  */
 final class BareHost {
     /** Everything the root holds. */
@@ -32,23 +32,22 @@ final class BareHost {
     final Path root;
     private final String nodeNs;
     private final FakeHost node;
-    private final Path preload;
-    private final Path cnitool;
+    private final Path driver;
 
-    private BareHost(Path root, String nodeNs, FakeHost node, Path preload, Path cnitool) {
+    private BareHost(Path root, String nodeNs, FakeHost node, Path driver) {
         this.root = root;
         this.nodeNs = nodeNs;
         this.node = node;
-        this.preload = preload;
-        this.cnitool = cnitool;
+        this.driver = driver;
     }
 
     /**
      * The root at {@code root}: {@code plugins} (files or directories, copied as they are) and the static
-     * delegate plugins in {@code /opt/cni/bin}, {@code conflist} as {@code /etc/cni/net.d/10-flannel.conflist}.
+     * delegate plugins in {@code /opt/cni/bin}, {@code conflist} as {@code /etc/cni/net.d/10-flannel.conflist};
+     * {@code driver} is the static libcni-driver, on this machine (outside the root).
      */
     static BareHost create(Path root, String nodeNs, FakeHost node, List<Path> plugins, Path staticPlugins, String conflist,
-                           Path preload, Path cnitool) throws IOException, InterruptedException {
+                           Path driver) throws IOException, InterruptedException {
         for (String d : List.of("opt/cni/bin", "etc/cni/net.d", "run/flannel", "var/lib/cni", "proc", "sys", "dev", "tmp")) {
             Files.createDirectories(root.resolve(d));
         }
@@ -62,15 +61,38 @@ final class BareHost {
         cp.add(root.resolve("opt/cni/bin").toString());
         Cmd.run(WITHIN, cp).orThrow();
         Files.writeString(root.resolve("etc/cni/net.d/10-flannel.conflist"), conflist, StandardCharsets.UTF_8);
-        return new BareHost(root, nodeNs, node, preload, cnitool);
+        return new BareHost(root, nodeNs, node, driver);
     }
 
-    /** {@code cnitool OP cbr0 <podNs>} with NETCONFPATH and CNI_PATH the root's own. */
-    Cmd.Result cnitool(String op, String podNs) throws IOException, InterruptedException {
-        Map<String, String> env = new TreeMap<>(Map.of("JFLANNEL_CHROOT", root.toString(), "NETCONFPATH", "/etc/cni/net.d",
-                "CNI_PATH", "/opt/cni/bin"));
-        return run(podNs, env, List.of("/lib64/ld-linux-x86-64.so.2", "--preload", preload.toString(), cnitool.toString(), op,
-                "cbr0", POD_NETNS), null);
+    /** {@code libcni-driver --root <root> OP cbr0 <podNs>} (add, check, del) with NETCONFPATH and CNI_PATH the root's own. */
+    Cmd.Result libcni(String op, String podNs) throws IOException, InterruptedException {
+        return run(podNs, driverEnv("/etc/cni/net.d"), driverArgv(List.of(op, "cbr0", POD_NETNS)), null);
+    }
+
+    /**
+     * {@code libcni-driver --root <root> ARGS...} with no pod (gc, status), CNI_PATH the root's {@code /opt/cni/bin}
+     * and NETCONFPATH {@code netconfDir}, a directory in the root (see {@link #writeNetconf}).
+     */
+    Cmd.Result libcni(String netconfDir, List<String> args) throws IOException, InterruptedException {
+        return run(null, driverEnv(netconfDir), driverArgv(args), null);
+    }
+
+    /** {@code conflist} as {@code <dir>/<file>} in the root ({@code dir} a path in the root); returns {@code dir}. */
+    String writeNetconf(String dir, String file, String conflist) throws IOException {
+        Path d = root.resolve(dir.substring(1));
+        Files.createDirectories(d);
+        Files.writeString(d.resolve(file), conflist, StandardCharsets.UTF_8);
+        return dir;
+    }
+
+    private static Map<String, String> driverEnv(String netconfDir) {
+        return new TreeMap<>(Map.of("NETCONFPATH", netconfDir, "CNI_PATH", "/opt/cni/bin"));
+    }
+
+    private List<String> driverArgv(List<String> args) {
+        List<String> argv = new ArrayList<>(List.of(driver.toString(), "--root", root.toString()));
+        argv.addAll(args);
+        return argv;
     }
 
     /** {@code argv} (a path inside the root, a static binary) run chrooted with exactly {@code env}. */

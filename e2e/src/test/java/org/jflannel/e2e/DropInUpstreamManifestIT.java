@@ -40,8 +40,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * (v0.28.9) or {@code cp} (v0.20.2) of the conflist, {@code /opt/bin/flanneld} with upstream's flags,
  * and upstream's securityContext, which the harness enforces as exactly {@code NET_ADMIN} and
  * {@code NET_RAW}. Full swap: every image ours. Half swap: the flannel image ours, the plugin image
- * upstream's Go plugin ({@code ../shared/upstream/flannel} at {@code /flannel}), which reads our
- * daemon's subnet.env. Each: the full pod ping matrix (3 nodes × 2 pods, 30 pairs).
+ * upstream's Go plugin ({@code $JFLANNEL_UPSTREAM_DIR/flannel} at {@code /flannel}), which reads our
+ * daemon's subnet.env; skipped, saying so, when the plugin is not provided. Each: the full pod ping matrix (3 nodes × 2 pods, 30 pairs).
  */
 @Tag("e2e")
 class DropInUpstreamManifestIT {
@@ -59,14 +59,23 @@ class DropInUpstreamManifestIT {
     @BeforeAll
     static void unpack() throws Exception {
         NetnsPrivilege.require();
-        upstream = UpstreamFlannel.dir(ClusterOptions.findProjectRoot());
-        UpstreamFlannel.plugin(ClusterOptions.findProjectRoot()); // fails (integration) naming the path when absent
+        upstream = UpstreamFlannel.dataDir(ClusterOptions.findProjectRoot());
         work = Files.createTempDirectory("jflannel-dropin");
         image = UnpackedImage.unpack(UnpackedImage.archive(), work.resolve("image"));
-        // upstream's plugin image, as far as its init container goes: /flannel (the Go plugin) and a cp
-        Path layer = Files.createDirectories(work.resolve("upstream-plugin-layer"));
-        Files.copy(upstream.resolve("flannel"), layer.resolve("flannel"), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
-        upstreamPluginImage = image.withLayer(layer);
+    }
+
+    /**
+     * Upstream's plugin image, as far as its init container goes: /flannel (the Go plugin from
+     * {@code JFLANNEL_UPSTREAM_DIR}) and a cp; made on first use; skips the half swap when the plugin is not provided.
+     */
+    private static synchronized UnpackedImage upstreamPluginImage() throws Exception {
+        Path plugin = UpstreamFlannel.plugin();
+        if (upstreamPluginImage == null) {
+            Path layer = Files.createDirectories(work.resolve("upstream-plugin-layer"));
+            Files.copy(plugin, layer.resolve("flannel"), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+            upstreamPluginImage = image.withLayer(layer);
+        }
+        return upstreamPluginImage;
     }
 
     @AfterAll
@@ -114,6 +123,7 @@ class DropInUpstreamManifestIT {
     @ParameterizedTest(name = "half swap, kube-flannel.yml {0}")
     @MethodSource("versions")
     void upstreamManifestWithOurFlannelImageAndUpstreamsPluginGivesAFullPingMatrix(String version) throws Exception {
+        UnpackedImage upstreamPlugin = upstreamPluginImage();
         Path file = upstream.resolve("kube-flannel-" + version + ".yml");
         String original = Files.readString(file, StandardCharsets.UTF_8);
         String pluginImage = RenderedManifests.parse(file, original).daemonSet().getSpec().getTemplate().getSpec()
@@ -121,10 +131,10 @@ class DropInUpstreamManifestIT {
                 .getImage();
         RenderedManifests m = RenderedManifests.parse(file, withImages(original, img -> img.equals(pluginImage) ? img : OURS));
 
-        try (DaemonSetCluster cluster = DaemonSetCluster.start(m, image, Map.of(pluginImage, upstreamPluginImage), work, NODES,
+        try (DaemonSetCluster cluster = DaemonSetCluster.start(m, image, Map.of(pluginImage, upstreamPlugin), work, NODES,
                 PODS_PER_NODE, l -> System.out.println("dropin half " + version + ": " + l))) {
             for (DaemonSetCluster.Node n : cluster.nodes()) {
-                assertThat(Files.mismatch(n.host().path("/opt/cni/bin/flannel"), upstream.resolve("flannel")))
+                assertThat(Files.mismatch(n.host().path("/opt/cni/bin/flannel"), UpstreamFlannel.plugin()))
                         .as("%s: /opt/cni/bin/flannel is upstream's Go plugin", n.name()).isEqualTo(-1L);
                 exactlyUpstreamsCapabilities(n);
             }

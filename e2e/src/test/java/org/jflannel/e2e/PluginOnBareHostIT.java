@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,7 +21,6 @@ import org.jflannel.testsupport.cluster.Cmd;
 import org.jflannel.testsupport.cluster.DaemonSetCluster;
 import org.jflannel.testsupport.cluster.Pod;
 import org.jflannel.testsupport.cluster.UnpackedImage;
-import org.jflannel.testsupport.cluster.UpstreamFlannel;
 import org.jflannel.testsupport.cluster.Wait;
 import org.jflannel.testsupport.image.ImageRootfs;
 import org.jflannel.testsupport.manifests.RenderedManifests;
@@ -37,10 +35,12 @@ import org.junit.jupiter.api.Test;
  * shell, libc or {@code /usr}; in it, the plugin as install-cni-plugin left it ({@code flannel} and its
  * unpacked bundle) and, in a second root, the image's {@code /flannel} alone (what upstream's init
  * container copies; its first run unpacks the bundle), each beside bridge, host-local, loopback and
- * portmap built static from Debian's Go sources ({@code bin/static-cni-plugins}). Upstream's cnitool
- * runs ADD, CHECK and DEL of the conflist in the root, and the pod pings the pod of node 2; VERSION,
- * GC and STATUS go to the plugin directly (cnitool has no VERSION, and Debian's bridge 1.1.1, which
- * GC is forwarded to, refuses cniVersion 1.1.0).
+ * portmap built static from Debian's Go sources ({@code bin/static-cni-plugins}). Debian's libcni
+ * (through {@code tools/libcni-driver}, static, {@code bin/libcni-driver}, entering the root itself)
+ * runs ADD, CHECK and DEL of the conflist in the root, and the pod pings the pod of node 2; GC and
+ * STATUS go through the driver too (libcni 1.2's way), over one-plugin conflists of flannel alone
+ * at cniVersion 1.1.0 (Debian's bridge 1.1.1, which GC is forwarded to, refuses 1.1.0, so GC's
+ * subnetFile does not exist and the forward is skipped); VERSION goes to the plugin directly.
  */
 @Tag("e2e")
 class PluginOnBareHostIT {
@@ -49,14 +49,12 @@ class PluginOnBareHostIT {
     private static Path work;
     private static UnpackedImage image;
     private static Path staticPlugins;
-    private static Path preload;
-    private static Path cnitool;
+    private static Path driver;
 
     @BeforeAll
     static void prepare() throws Exception {
         NetnsPrivilege.require();
         Path root = ClusterOptions.findProjectRoot();
-        cnitool = UpstreamFlannel.cnitool(root);
         work = Files.createTempDirectory("jflannel-bare-host");
         image = UnpackedImage.unpack(UnpackedImage.archive(), work.resolve("image"));
         // the four delegates, static; cached across runs (the build takes a minute)
@@ -66,12 +64,12 @@ class PluginOnBareHostIT {
             String file = Cmd.run(Duration.ofSeconds(10), List.of("file", "-b", staticPlugins.resolve(p).toString())).orThrow().stdout();
             assertThat(file).as("%s built static", p).contains("statically linked");
         }
-        Path src = work.resolve("chroot-preload.c");
-        try (InputStream in = PluginOnBareHostIT.class.getResourceAsStream("/bare-host/chroot-preload.c")) {
-            Files.copy(in, src);
-        }
-        preload = work.resolve("chroot-preload.so");
-        Cmd.run(Duration.ofSeconds(60), List.of("gcc", "-shared", "-fPIC", "-O2", "-o", preload.toString(), src.toString())).orThrow();
+        // the runtime's side: Debian's libcni in a static driver, run from outside the bare root (cached too)
+        Path driverDir = Path.of(System.getProperty("jflannel.cache", "/var/cache/jflannel"), "libcni-driver");
+        Cmd.run(WITHIN, List.of(root.resolve("bin/libcni-driver").toString(), driverDir.toString())).orThrow();
+        driver = driverDir.resolve("libcni-driver");
+        String file = Cmd.run(Duration.ofSeconds(10), List.of("file", "-b", driver.toString())).orThrow().stdout();
+        assertThat(file).as("libcni-driver built static").contains("statically linked");
     }
 
     @AfterAll
@@ -110,7 +108,7 @@ class PluginOnBareHostIT {
                                          String conflist, Pod remote, Ip4Net subnet, boolean unpacksItself) throws Exception {
         String what = unpacksItself ? "the image's /flannel alone" : "flannel as install-cni-plugin installed it";
         BareHost bare = BareHost.create(work.resolve("bare-" + label), node.namespace(), node.host(), plugin, staticPlugins,
-                conflist, preload, cnitool);
+                conflist, driver);
         try (Stream<Path> s = Files.list(bare.root)) {
             assertThat(s.map(p -> p.getFileName().toString()).sorted().toList()).as("the bare root's top level")
                     .containsExactlyElementsOf(BareHost.TOP_LEVEL);
@@ -120,8 +118,8 @@ class PluginOnBareHostIT {
         Cmd.run(Duration.ofSeconds(10), List.of("ip", "netns", "add", podNs)).orThrow();
         try {
             Set<String> scratchBefore = scratch(node);
-            Cmd.Result add = bare.cnitool("add", podNs);
-            assertThat(add.exitCode()).as("cnitool add with %s on a bare host: %s", what, add.stderr()).isZero();
+            Cmd.Result add = bare.libcni("add", podNs);
+            assertThat(add.exitCode()).as("libcni add with %s on a bare host: %s", what, add.stderr()).isZero();
             String ip = org.jflannel.testsupport.cluster.HostSideCni.ipv4(JSON.readTree(add.stdout()));
             assertThat(subnet.contains(Ip4Net.parseAddress(ip))).as("%s in %s", ip, subnet).isTrue();
             System.out.println("bare-host " + label + ": " + what + ": ADD gave " + ip + "; ping " + remote.name() + " " + remote.ip());
@@ -135,8 +133,8 @@ class PluginOnBareHostIT {
                     Duration.ofSeconds(10), List.of("ip", "netns", "exec", podNs, "ping", "-n", "-q", "-c", "1", "-W", "2",
                             remote.ip())).ok());
 
-            Cmd.Result check = bare.cnitool("check", podNs);
-            assertThat(check.exitCode()).as("cnitool check: %s", check.stderr()).isZero();
+            Cmd.Result check = bare.libcni("check", podNs);
+            assertThat(check.exitCode()).as("libcni check: %s", check.stderr()).isZero();
 
             Set<String> added = new HashSet<>(scratch(node));
             added.removeAll(scratchBefore);
@@ -144,8 +142,8 @@ class PluginOnBareHostIT {
             String containerId = added.iterator().next();
             gcAndStatusAndVersion(bare, node, containerId);
 
-            Cmd.Result del = bare.cnitool("del", podNs);
-            assertThat(del.exitCode()).as("cnitool del: %s", del.stderr()).isZero();
+            Cmd.Result del = bare.libcni("del", podNs);
+            assertThat(del.exitCode()).as("libcni del: %s", del.stderr()).isZero();
             assertThat(scratch(node)).doesNotContain(containerId);
             assertThat(Cmd.run(Duration.ofSeconds(10), List.of("ip", "-n", podNs, "link", "show", "eth0")).ok())
                     .as("eth0 in %s after DEL", podNs).isFalse();
@@ -155,21 +153,24 @@ class PluginOnBareHostIT {
     }
 
     /**
-     * GC with the ADD's container among the valid attachments and a stale scratch file beside it (not
-     * forwarded: no subnet file, as Debian's bridge refuses 1.1.0), STATUS, VERSION: straight to the plugin.
+     * GC through the driver with the ADD's container among the valid attachments and a stale scratch file
+     * beside it (not forwarded: no subnet file, as Debian's bridge refuses 1.1.0), STATUS through the
+     * driver, each over a one-plugin conflist of flannel at 1.1.0 (the driver injects name, cniVersion
+     * and the valid attachments, as libcni 1.2 does); VERSION straight to the plugin.
      */
     private static void gcAndStatusAndVersion(BareHost bare, DaemonSetCluster.Node node, String containerId) throws Exception {
         Path stale = node.host().path("/var/lib/cni/flannel/stale-" + containerId.substring(0, 8));
         Files.writeString(stale, "{}");
-        String gcConf = "{\"cniVersion\":\"1.1.0\",\"name\":\"cbr0\",\"type\":\"flannel\",\"subnetFile\":\"/run/flannel/none.env\","
-                + "\"delegate\":{},\"cni.dev/valid-attachments\":[{\"containerID\":\"" + containerId + "\",\"ifname\":\"eth0\"}]}";
-        Cmd.Result gc = bare.chrooted(Map.of("CNI_COMMAND", "GC", "CNI_PATH", "/opt/cni/bin"), List.of("/opt/cni/bin/flannel"), gcConf);
+        String gcDir = bare.writeNetconf("/tmp/gc.d", "10-flannel.conflist", "{\"cniVersion\":\"1.1.0\",\"name\":\"cbr0\",\"plugins\":["
+                + "{\"type\":\"flannel\",\"subnetFile\":\"/run/flannel/none.env\",\"delegate\":{}}]}");
+        Cmd.Result gc = bare.libcni(gcDir, List.of("--valid", containerId + "/eth0", "gc", "cbr0"));
         assertThat(gc.exitCode()).as("GC: %s %s", gc.stdout(), gc.stderr()).isZero();
         assertThat(stale).as("stale scratch file after GC").doesNotExist();
         assertThat(scratch(node)).as("the live attachment's scratch file after GC").contains(containerId);
 
-        Cmd.Result status = bare.chrooted(Map.of("CNI_COMMAND", "STATUS", "CNI_PATH", "/opt/cni/bin"), List.of("/opt/cni/bin/flannel"),
-                "{\"cniVersion\":\"1.1.0\",\"name\":\"cbr0\",\"type\":\"flannel\",\"delegate\":{}}");
+        String statusDir = bare.writeNetconf("/tmp/status.d", "10-flannel.conflist", "{\"cniVersion\":\"1.1.0\",\"name\":\"cbr0\","
+                + "\"plugins\":[{\"type\":\"flannel\",\"delegate\":{}}]}");
+        Cmd.Result status = bare.libcni(statusDir, List.of("status", "cbr0"));
         assertThat(status.exitCode()).as("STATUS: %s %s", status.stdout(), status.stderr()).isZero();
 
         Cmd.Result version = bare.chrooted(Map.of("CNI_COMMAND", "VERSION"), List.of("/opt/cni/bin/flannel"),

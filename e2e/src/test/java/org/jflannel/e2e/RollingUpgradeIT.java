@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A rolling upgrade from upstream flannel to jflannel and back, under traffic, in kube mode (vxlan,
  * what both manifests default to). Three fake hosts run upstream's own kube-flannel.yml v0.20.2,
- * unchanged, from upstream's image as far as its pod spec reads it ({@code ../shared/upstream/flanneld}
+ * unchanged, from upstream's image as far as its pod spec reads it ({@code $JFLANNEL_UPSTREAM_DIR/flanneld}
  * at {@code /opt/bin/flanneld}, the Go plugin at {@code /flannel}; its {@code cp} init containers run as
  * written). Pods are attached once, through upstream's plugin, and ping every other pod continuously
  * (one {@code ping -D} per ordered pair, 5 a second). Then, node by node, the flannel pod is replaced
@@ -83,8 +83,8 @@ class RollingUpgradeIT {
     static void imagesAndManifests() throws Exception {
         NetnsPrivilege.require();
         Path root = ClusterOptions.findProjectRoot();
-        Path flanneld = UpstreamFlannel.flanneld(root);
-        Path plugin = UpstreamFlannel.plugin(root);
+        Path flanneld = UpstreamFlannel.flanneld();
+        Path plugin = UpstreamFlannel.plugin();
         work = Files.createTempDirectory("jflannel-rolling");
         ours = UnpackedImage.unpack(UnpackedImage.archive(), work.resolve("image"));
         // upstream's image as its pod spec reads it: /opt/bin/flanneld and /flannel (and cp, iptables, a libc
@@ -94,7 +94,7 @@ class RollingUpgradeIT {
         Files.copy(flanneld, layer.resolve("opt/bin/flanneld"), StandardCopyOption.COPY_ATTRIBUTES);
         Files.copy(plugin, layer.resolve("flannel"), StandardCopyOption.COPY_ATTRIBUTES);
         upstream = ours.withLayer(layer);
-        Path file = UpstreamFlannel.dir(root).resolve("kube-flannel-v0.20.2.yml");
+        Path file = UpstreamFlannel.dataDir(root).resolve("kube-flannel-v0.20.2.yml");
         upstreamManifests = RenderedManifests.parse(file, Files.readString(file, StandardCharsets.UTF_8));
         ourManifests = RenderedManifests.render(root.resolve("manifests"));
     }

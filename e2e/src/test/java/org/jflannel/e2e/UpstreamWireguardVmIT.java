@@ -3,6 +3,7 @@ package org.jflannel.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import org.jflannel.testsupport.cluster.UpstreamFlannel;
 import org.jflannel.testsupport.vm.KernelVm;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -19,6 +20,7 @@ class UpstreamWireguardVmIT {
 
     @Test
     void upstreamsKernelWireguardBesideOursInKernelAndInUserspaceAndInDualStack() throws Exception {
+        UpstreamFlannel.flanneld(); // skipped before the VM boots when JFLANNEL_UPSTREAM_DIR does not provide it
         KernelVm.Result r = KernelVm.run(Duration.ofMinutes(25), UpstreamWireguardClusterInVm.class,
                 UpstreamWireguardUserspaceClusterInVm.class, UpstreamWireguardDualStackClusterInVm.class);
         assertThat(r.ended()).as("the VM run ended within its bound").isTrue();

@@ -37,7 +37,7 @@ public final class ClusterNode {
     /** The wireguard backend's IPv6 device in dual stack, Mode separate. */
     public static final String WIREGUARD_V6_DEVICE = "flannel-wg-v6";
     static final int HEALTHZ_PORT = 8081;
-    private static final Duration READY_WITHIN = Duration.ofSeconds(90);
+    private static final Duration READY_WITHIN = Bounds.scaled(Duration.ofSeconds(90));
 
     private final int index;
     private final NetNs ns;

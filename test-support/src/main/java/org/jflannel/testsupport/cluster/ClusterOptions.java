@@ -169,9 +169,9 @@ public record ClusterOptions(int nodes, int podsPerNode, Mode mode, String backe
         return projectRoot.resolve("bin/flanneld");
     }
 
-    /** Upstream flanneld beside the project ({@link UpstreamFlannel}); fails (integration) or skips when missing. */
+    /** Upstream flanneld from {@code JFLANNEL_UPSTREAM_DIR} ({@link UpstreamFlannel}); skips when it is not provided. */
     public Path upstreamFlanneld() {
-        return UpstreamFlannel.flanneld(projectRoot);
+        return UpstreamFlannel.flanneld();
     }
 
     public Path cniLauncher() {

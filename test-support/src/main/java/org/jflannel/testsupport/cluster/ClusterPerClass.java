@@ -1,6 +1,8 @@
 package org.jflannel.testsupport.cluster;
 
 import java.lang.reflect.Constructor;
+import java.util.ArrayList;
+import java.util.List;
 import org.jflannel.testbase.NetnsPrivilege;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -30,19 +32,32 @@ public final class ClusterPerClass implements TestInstancePreConstructCallback, 
     private static final String CLUSTER = "cluster";
 
     private final ClusterOptions options;
+    private final List<Runnable> checks;
 
-    private ClusterPerClass(ClusterOptions options) {
-        this.options = options.withProgress(l -> System.out.println("cluster: " + l));
+    private ClusterPerClass(ClusterOptions options, List<Runnable> checks) {
+        this.options = options;
+        this.checks = List.copyOf(checks);
     }
 
     /** A cluster of {@code options} (their progress printed), for each test instance. */
     public static ClusterPerClass of(ClusterOptions options) {
-        return new ClusterPerClass(options);
+        return new ClusterPerClass(options.withProgress(l -> System.out.println("cluster: " + l)), List.of());
+    }
+
+    /**
+     * The same, with {@code check} run before the cluster is built: a check that aborts (an assumption, e.g. a
+     * binary the class needs besides the cluster's, {@link UpstreamFlannel#flanneld()}) skips the class at no cost.
+     */
+    public ClusterPerClass requiring(Runnable check) {
+        List<Runnable> all = new ArrayList<>(checks);
+        all.add(check);
+        return new ClusterPerClass(options, all);
     }
 
     @Override
     public void preConstructTestInstance(TestInstanceFactoryContext factory, ExtensionContext context) throws Exception {
         NetnsPrivilege.require(); // root; fails (never skips) under -Pintegration
+        checks.forEach(Runnable::run);
         // an AutoCloseable in the store is closed with the context (JUnit 5.13+), whatever happened before
         context.getStore(STORE).put(CLUSTER, NetnsCluster.start(options));
     }

@@ -20,7 +20,7 @@ final class CniChain {
     static final String CNI_PATH = System.getProperty("jflannel.cni.path", "/usr/lib/cni");
     static final String NETWORK_NAME = "cbr0";
     private static final String CNI_VERSION = "0.3.1";
-    private static final Duration PLUGIN_WITHIN = Duration.ofSeconds(60);
+    private static final Duration PLUGIN_WITHIN = Bounds.scaled(Duration.ofSeconds(60));
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Path flannelLauncher;

@@ -15,8 +15,8 @@ import java.util.Map;
  */
 final class FabricEtcd implements AutoCloseable {
     static final String PREFIX = "/coreos.com/network";
-    private static final Duration HEALTHY_WITHIN = Duration.ofSeconds(30);
-    private static final Duration CTL_WITHIN = Duration.ofSeconds(15);
+    private static final Duration HEALTHY_WITHIN = Bounds.scaled(Duration.ofSeconds(30));
+    private static final Duration CTL_WITHIN = Bounds.scaled(Duration.ofSeconds(15));
 
     private final String fabricNs;
     private final ManagedProcess process;

@@ -24,7 +24,7 @@ import java.util.Map;
  */
 public final class HostSideCni {
     public static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-    private static final Duration PLUGIN_WITHIN = Duration.ofSeconds(60);
+    private static final Duration PLUGIN_WITHIN = Bounds.scaled(Duration.ofSeconds(60));
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final String netns;

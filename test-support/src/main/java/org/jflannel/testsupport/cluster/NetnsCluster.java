@@ -21,7 +21,7 @@ import org.jflannel.linuxnet.netlink.RtNetlink;
  * by PID, deletes its namespaces and removes the run directory.
  */
 public final class NetnsCluster implements AutoCloseable {
-    private static final Duration CONVERGED_WITHIN = Duration.ofSeconds(60);
+    private static final Duration CONVERGED_WITHIN = Bounds.scaled(Duration.ofSeconds(60));
     private static final int UPSTREAM_LOG_TAIL = 40;
 
     private final ClusterOptions options;
@@ -134,7 +134,7 @@ public final class NetnsCluster implements AutoCloseable {
 
     private void checkLaunchers() {
         if (!options.upstreamNodes().isEmpty()) {
-            options.upstreamFlanneld(); // fails (integration) or skips now, naming the path, before anything is built
+            options.upstreamFlanneld(); // skips now (or fails on a wrong binary), naming it, before anything is built
         }
         for (Path p : List.of(options.flanneldLauncher(), options.cniLauncher())) {
             if (!Files.isExecutable(p)) {

@@ -9,9 +9,17 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
-/** Pod-to-pod reachability: one echo for every ordered pair of distinct pods. */
+/**
+ * Pod-to-pod reachability: one echo for every ordered pair of distinct pods, asked again (at most
+ * {@link #RETRIES} times, with a longer wait) when it got no answer. The first packet to a peer can
+ * take seconds on a slow or busy machine (a WireGuard handshake of ours in userspace, under the kernel
+ * VM's emulation: no vector units), and a pair cut off for good stays without an answer through every try.
+ */
 public record PingMatrix(List<Pod> pods, List<Result> results, Pod.Family family) {
     private static final int PARALLEL = 4;
+    /** Echoes after a first one without an answer, each given {@link #RETRY_WAIT_SECONDS}. */
+    static final int RETRIES = 2;
+    private static final int RETRY_WAIT_SECONDS = 5;
 
     /** One pair's outcome. */
     public record Result(Pod from, Pod to, boolean answered) {
@@ -44,7 +52,7 @@ public record PingMatrix(List<Pod> pods, List<Result> results, Pod.Family family
             for (Pod from : pods) {
                 for (Pod to : pods) {
                     if (from != to) {
-                        futures.add(pool.submit(() -> new Result(from, to, echo(from, to, family))));
+                        futures.add(pool.submit(() -> new Result(from, to, echoWithRetries(from, to, family))));
                     }
                 }
             }
@@ -58,6 +66,21 @@ public record PingMatrix(List<Pod> pods, List<Result> results, Pod.Family family
         }
     }
 
+    /** An echo, then up to {@link #RETRIES} more while none is answered; a pair answered late is logged. */
+    private static boolean echoWithRetries(Pod from, Pod to, Pod.Family family) throws IOException, InterruptedException {
+        if (echo(from, to, family, 2)) {
+            return true;
+        }
+        for (int i = 1; i <= RETRIES; i++) {
+            if (echo(from, to, family, RETRY_WAIT_SECONDS)) {
+                System.out.println("ping matrix: " + from.name() + " -> " + to.name() + " " + to.address(family)
+                        + " answered only on try " + (i + 1));
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** One ICMP echo from pod {@code from} to {@code to}'s address, 2 s to answer. */
     static boolean echo(Pod from, Pod to) throws IOException, InterruptedException {
         return echo(from, to, Pod.Family.IPV4);
@@ -65,8 +88,12 @@ public record PingMatrix(List<Pod> pods, List<Result> results, Pod.Family family
 
     /** One ICMP (or ICMPv6) echo from pod {@code from} to {@code to}'s address of {@code family}, 2 s to answer. */
     static boolean echo(Pod from, Pod to, Pod.Family family) throws IOException, InterruptedException {
-        return Cmd.run(Duration.ofSeconds(10), List.of("ip", "netns", "exec", from.namespace(),
-                "ping", family.flag(), "-n", "-q", "-c", "1", "-W", "2", to.address(family))).ok();
+        return echo(from, to, family, 2);
+    }
+
+    private static boolean echo(Pod from, Pod to, Pod.Family family, int waitSeconds) throws IOException, InterruptedException {
+        return Cmd.run(Duration.ofSeconds(waitSeconds + 8), List.of("ip", "netns", "exec", from.namespace(),
+                "ping", family.flag(), "-n", "-q", "-c", "1", "-W", Integer.toString(waitSeconds), to.address(family))).ok();
     }
 
     private static Result get(Future<Result> f) throws IOException, InterruptedException {

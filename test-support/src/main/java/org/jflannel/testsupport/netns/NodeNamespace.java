@@ -206,7 +206,8 @@ public class NodeNamespace implements AutoCloseable {
             }
             return crc.getValue();
         });
-        long got = received.get(90, TimeUnit.SECONDS);
+        long got = received.get(org.jflannel.testsupport.cluster.Bounds.scaled(java.time.Duration.ofSeconds(90)).toSeconds(),
+                TimeUnit.SECONDS);
         server.join(10_000);
         if (got != sent) {
             throw new AssertionError("CRC32 of the stream received in " + to.name() + " " + Long.toHexString(got)

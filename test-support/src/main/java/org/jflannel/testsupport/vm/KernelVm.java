@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jflannel.testsupport.cluster.UpstreamFlannel;
 
 /**
  * Test classes run inside the kernel VM: {@code tools/kernel-vm/run.sh} boots Debian 12's own kernel
@@ -18,6 +19,9 @@ import java.util.concurrent.TimeUnit;
  * /var/cache/jflannel/kernel-vm).
  */
 public final class KernelVm {
+    /** The system property that is {@code true} in the guest's JVM. */
+    public static final String IN_VM = "jflannel.in-vm";
+
     /** What the run printed (the VM's console for the command: the tests' output, then the summary line) and its exit status. */
     public record Result(boolean ended, int exit, String output) {
         /** The summary line {@link VmTestMain} prints last, or "" when there is none. */
@@ -27,6 +31,11 @@ public final class KernelVm {
     }
 
     private KernelVm() {
+    }
+
+    /** Whether this JVM runs in the kernel VM (under TCG: every CPU-bound path is many times slower than on the host). */
+    public static boolean inVm() {
+        return Boolean.getBoolean(IN_VM);
     }
 
     /** Runs {@code classes} in the VM within {@code bound} (the VM's own timeout a minute less); the output is also printed. */
@@ -44,7 +53,13 @@ public final class KernelVm {
                 // (the cluster harness would take a live run of the host's for a stale one of its own): the
                 // guest's own temporary files go to its fresh /run
                 "-Djava.io.tmpdir=/run",
-                "-cp", System.getProperty("java.class.path"), VmTestMain.class.getName()));
+                // tests that size their traffic or bounds to the emulated machine (TCG, no vector units for the guest's crypto)
+                "-D" + IN_VM + "=true"));
+        Path upstream = UpstreamFlannel.configuredDir();
+        if (upstream != null) { // the host's filesystem is the guest's: the same path names upstream's binaries there
+            cmd.add("-D" + UpstreamFlannel.PROPERTY + "=" + upstream);
+        }
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), VmTestMain.class.getName()));
         for (Class<?> c : classes) {
             cmd.add(c.getName());
         }

@@ -32,34 +32,77 @@ class UpstreamNodesTest {
     }
 
     @Test
-    void theBinariesAreLookedUpBesideTheProjectRoot(@TempDir Path tmp) throws Exception {
+    void theDataFilesAreLookedUpBesideTheProjectRoot(@TempDir Path tmp) throws Exception {
         Path root = Files.createDirectories(tmp.resolve("ci/clone"));
         Path dir = Files.createDirectories(tmp.resolve("ci/shared/upstream"));
-        assertThat(UpstreamFlannel.dir(root)).isEqualTo(dir);
-
-        Path bin = Files.createFile(dir.resolve("flanneld"));
-        bin.toFile().setExecutable(true);
-        assertThat(UpstreamFlannel.flanneld(root)).isEqualTo(bin);
+        assertThat(UpstreamFlannel.dataDir(root)).isEqualTo(dir);
     }
 
     @Test
-    void aMissingBinaryFailsUnderTheIntegrationProfileNamingThePathAndSkipsElsewhere(@TempDir Path tmp) {
-        Path root = tmp.resolve("clone");
-        String expected = tmp.resolve("shared/upstream/flanneld").toString();
+    void withoutTheVariableEveryUpstreamBinarySkipsNamingItAndTheVariableUnderTheIntegrationProfileToo() {
+        withIntegration("true", () -> {
+            assertThatThrownBy(() -> UpstreamFlannel.flanneld(null)).isInstanceOf(TestAbortedException.class)
+                    .hasMessage("skipped: needs upstream flanneld v0.20.2: set JFLANNEL_UPSTREAM_DIR to a folder holding "
+                            + "upstream's flanneld (v0.20.2) and flannel (v1.9.1)");
+            assertThatThrownBy(() -> UpstreamFlannel.flanneld(" ")).isInstanceOf(TestAbortedException.class);
+        });
+    }
+
+    @Test
+    void aMissingFileSkipsNamingThePath(@TempDir Path tmp) {
+        withIntegration("true", () -> assertThatThrownBy(() -> UpstreamFlannel.flanneld(tmp.toString()))
+                .isInstanceOf(TestAbortedException.class)
+                .hasMessageContaining("needs upstream flanneld v0.20.2: no file " + tmp.resolve("flanneld")));
+    }
+
+    @Test
+    void theFlanneldOfTheExpectedVersionIsTakenFromTheFolder(@TempDir Path tmp) throws Exception {
+        Path bin = script(tmp, "flanneld", "echo v0.20.2 >&2");
+        withIntegration("true", () -> assertThat(UpstreamFlannel.flanneld(tmp.toString())).isEqualTo(bin));
+    }
+
+    @Test
+    void aFlanneldOfAnotherVersionOrNotExecutableFailsUnderTheIntegrationProfileAndSkipsElsewhere(@TempDir Path tmp)
+            throws Exception {
+        Path other = Files.createDirectories(tmp.resolve("other"));
+        script(other, "flanneld", "echo v0.28.9 >&2");
+        Path plain = Files.createDirectories(tmp.resolve("plain"));
+        Files.writeString(plain.resolve("flanneld"), "not a program");
+        withIntegration("true", () -> {
+            assertThatThrownBy(() -> UpstreamFlannel.flanneld(other.toString())).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("says its version is \"v0.28.9\", the interop tests expect v0.20.2");
+            assertThatThrownBy(() -> UpstreamFlannel.flanneld(plain.toString())).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining(plain.resolve("flanneld") + " is not an executable file");
+        });
+        withIntegration("false", () -> assertThatThrownBy(() -> UpstreamFlannel.flanneld(other.toString()))
+                .isInstanceOf(TestAbortedException.class).hasMessageContaining("v0.28.9"));
+    }
+
+    private static Path script(Path dir, String name, String body) throws Exception {
+        Path bin = dir.resolve(name);
+        Files.writeString(bin, "#!/bin/sh\n" + body + "\n");
+        assertThat(bin.toFile().setExecutable(true)).isTrue();
+        return bin;
+    }
+
+    private static void withIntegration(String value, Runnable body) {
         String was = System.getProperty("jflannel.integration");
+        String dir = System.getProperty(UpstreamFlannel.PROPERTY);
         try {
-            System.setProperty("jflannel.integration", "true");
-            assertThatThrownBy(() -> UpstreamFlannel.flanneld(root)).isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("upstream flanneld missing or not executable: " + expected);
-            System.setProperty("jflannel.integration", "false");
-            assertThatThrownBy(() -> UpstreamFlannel.flanneld(root)).isInstanceOf(TestAbortedException.class)
-                    .hasMessageContaining(expected);
+            System.setProperty("jflannel.integration", value);
+            System.clearProperty(UpstreamFlannel.PROPERTY);
+            body.run();
         } finally {
-            if (was == null) {
-                System.clearProperty("jflannel.integration");
-            } else {
-                System.setProperty("jflannel.integration", was);
-            }
+            restore("jflannel.integration", was);
+            restore(UpstreamFlannel.PROPERTY, dir);
+        }
+    }
+
+    private static void restore(String key, String value) {
+        if (value == null) {
+            System.clearProperty(key);
+        } else {
+            System.setProperty(key, value);
         }
     }
 
