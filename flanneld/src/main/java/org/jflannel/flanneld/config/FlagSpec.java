@@ -100,6 +100,9 @@ final class FlagSpec {
     @Option(names = "--vxlan-reconcile-interval", defaultValue = "10",
             description = "Ours: seconds between full reconciles of the VXLAN entries; 0 turns the periodic reconcile off")
     int vxlanReconcileInterval;
+    @Option(names = "--network-policy", arity = BOOL, defaultValue = "false",
+            description = "Ours: enforce Kubernetes NetworkPolicy for this node's pods in nftables (needs the Kubernetes API)")
+    boolean networkPolicy;
     @Option(names = "--v", defaultValue = "0", description = "log verbosity: 0 info, 1+ debug, 5+ trace")
     int v;
     @Option(names = "--vmodule", defaultValue = "", description = "accepted for compatibility; has no effect")
@@ -112,6 +115,7 @@ final class FlagSpec {
                 iface, ifaceRegex, ifaceCanReach, subnetFile, publicIp, publicIpv6, subnetLeaseRenewMargin,
                 ipMasq, ipMasqFullyRandomDisable, kubeSubnetMgr, kubeApiUrl, kubeAnnotationPrefix, kubeconfigFile,
                 healthzIp, healthzPort, iptablesResync, iptablesForwardRules, ipBlackholeRoute, netConfigPath,
-                setNodeNetworkUnavailable, v, vmodule, logBacktraceAt, peerProbe, peerProbeInterval, vxlanReconcileInterval);
+                setNodeNetworkUnavailable, v, vmodule, logBacktraceAt, peerProbe, peerProbeInterval, vxlanReconcileInterval,
+                networkPolicy);
     }
 }

@@ -15,7 +15,8 @@ public record Options(
         String healthzIp, int healthzPort, int iptablesResync, boolean iptablesForwardRules,
         boolean ipBlackholeRoute, String netConfigPath, boolean setNodeNetworkUnavailable,
         int verbosity, String vmodule, String logBacktraceAt,
-        boolean peerProbe, int peerProbeInterval, int vxlanReconcileInterval) {
+        boolean peerProbe, int peerProbeInterval, int vxlanReconcileInterval,
+        boolean networkPolicy) {
 
     public Options {
         iface = List.copyOf(iface);

@@ -142,6 +142,9 @@ public final class Daemon {
         } catch (IOException e) {
             throw new StartupError("Failed to watch leases: " + e.getMessage(), e);
         }
+        if (o.networkPolicy()) {
+            started.push(NetworkPolicies.start(o, env, subnets));
+        }
         notifySystemd();
         completeLease(subnets, lease);
         LOG.info("Running backend. lease={} mtu={}", lease.key(), network.mtu());

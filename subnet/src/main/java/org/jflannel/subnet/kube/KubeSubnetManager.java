@@ -133,6 +133,11 @@ public final class KubeSubnetManager implements SubnetManager {
     }
 
     /** Our node's name (NODE_NAME or our pod's spec.nodeName). */
+    /** The client the manager watches Nodes with; other watchers of the same API (network policy) share it. */
+    public KubernetesClient client() {
+        return client;
+    }
+
     public String nodeName() {
         return nodeName;
     }

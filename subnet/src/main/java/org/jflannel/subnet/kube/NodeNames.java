@@ -8,9 +8,14 @@ import org.jflannel.core.ConfigException;
 import java.io.IOException;
 
 /** Finds our node's name (REFERENCE §4.1): NODE_NAME, else the {@code spec.nodeName} of our own pod. */
-final class NodeNames {
+public final class NodeNames {
 
     private NodeNames() {
+    }
+
+    /** As {@link #resolve(KubernetesClient, KubeEnv)} from the process's variables (NODE_NAME, POD_NAME, POD_NAMESPACE). */
+    public static String resolve(KubernetesClient client, java.util.Map<String, String> env) throws ConfigException, IOException {
+        return resolve(client, KubeEnv.from(env));
     }
 
     static String resolve(KubernetesClient client, KubeEnv env) throws ConfigException, IOException {

@@ -94,6 +94,16 @@ final class KubeApi implements AutoCloseable {
         return JSON.readTree(ok(send("calls")));
     }
 
+    /** Creates any object given as JSON, or replaces it when one of that kind, namespace and name exists. */
+    JsonNode applyJson(String objectJson) throws IOException, InterruptedException {
+        return JSON.readTree(ok(send("apply-json " + JSON.readTree(objectJson))));
+    }
+
+    /** Deletes the object of the JSON's kind, namespace and name. */
+    void deleteJson(String objectJson) throws IOException, InterruptedException {
+        ok(send("delete-json " + JSON.readTree(objectJson)));
+    }
+
     void deleteNode(String name) throws IOException, InterruptedException {
         ok(send("delete-node " + name));
     }
@@ -140,7 +150,11 @@ final class KubeApi implements AutoCloseable {
         try (BufferedReader r = new BufferedReader(new InputStreamReader(process.process().getInputStream(),
                 StandardCharsets.UTF_8))) {
             for (String line = r.readLine(); line != null; line = r.readLine()) {
-                answers.add(line);
+                if (line.equals("ok") || line.startsWith("ok ") || line.startsWith("err ") || line.startsWith("ready ")) {
+                    answers.add(line);
+                } else { // the server's own log lines on stdout (a library's, say) are no answers: kept apart
+                    System.out.println("kube-api log: " + line);
+                }
             }
         } catch (IOException e) {
             answers.add("err pipe closed: " + e.getMessage());

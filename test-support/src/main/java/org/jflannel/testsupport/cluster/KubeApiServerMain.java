@@ -36,6 +36,8 @@ import org.jflannel.testsupport.kube.KubeMockServer;
  * stop-serving / resume-serving     (an API server outage: connections dropped, the store kept)
  * hold-watches / release-watches    (open watches get no changes meanwhile)
  * expire-watches   (history compacted, every open watch answered 410 Gone: clients must relist)
+ * apply-json OBJECT_JSON    (any object, e.g. a Namespace, Pod or NetworkPolicy: created, or replaced when it exists)
+ * delete-json OBJECT_JSON   (the object of that kind, namespace and name deleted)
  * </pre>
  */
 public final class KubeApiServerMain {
@@ -80,6 +82,12 @@ public final class KubeApiServerMain {
                 }
                 case "delete-node" -> {
                     client.nodes().withName(words.get(1)).delete();
+                    yield "ok";
+                }
+                case "apply-json" -> "ok " + JSON.writeValueAsString(client.resource(line.substring(line.indexOf(' ') + 1))
+                        .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update));
+                case "delete-json" -> {
+                    client.resource(line.substring(line.indexOf(' ') + 1)).delete();
                     yield "ok";
                 }
                 case "calls" -> "ok " + JSON.writeValueAsString(calls(server));

@@ -424,6 +424,16 @@ public final class NetnsCluster implements AutoCloseable {
         return requireKube().createNodeJson(nodeJson);
     }
 
+    /** Any object (kube mode: a Namespace, Pod, NetworkPolicy, ...) created or replaced, as {@code kubectl apply} would. */
+    public JsonNode applyKubeObject(String objectJson) throws IOException, InterruptedException {
+        return requireKube().applyJson(objectJson);
+    }
+
+    /** The object of the JSON's kind, namespace and name deleted (kube mode). */
+    public void deleteKubeObject(String objectJson) throws IOException, InterruptedException {
+        requireKube().deleteJson(objectJson);
+    }
+
     /** Deletes a Node object (kube mode), as {@code kubectl delete node} would. */
     public void deleteKubeNode(String name) throws IOException, InterruptedException {
         requireKube().deleteNode(name);

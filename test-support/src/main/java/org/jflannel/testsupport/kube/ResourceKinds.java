@@ -18,7 +18,8 @@ final class ResourceKinds {
             Map.entry("configmaps", "ConfigMap"), Map.entry("secrets", "Secret"), Map.entry("services", "Service"),
             Map.entry("serviceaccounts", "ServiceAccount"), Map.entry("events", "Event"),
             Map.entry("endpoints", "Endpoints"), Map.entry("daemonsets", "DaemonSet"),
-            Map.entry("deployments", "Deployment"), Map.entry("leases", "Lease"));
+            Map.entry("deployments", "Deployment"), Map.entry("leases", "Lease"),
+            Map.entry("networkpolicies", "NetworkPolicy"));
 
     private ResourceKinds() {
     }

@@ -1,0 +1,277 @@
+package org.jflannel.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.jflannel.linuxnet.netns.NetNs;
+import org.jflannel.netpol.Addr;
+import org.jflannel.netpol.ClusterState;
+import org.jflannel.netpol.Endpoint;
+import org.jflannel.netpol.PodInfo;
+import org.jflannel.netpol.Policy;
+import org.jflannel.netpol.Protocol;
+import org.jflannel.netpol.Spec;
+import org.jflannel.netpol.kube.ApiObjects;
+import org.jflannel.testsupport.cluster.ClusterNames;
+import org.jflannel.testsupport.cluster.ClusterOptions;
+import org.jflannel.testsupport.cluster.ClusterPerClass;
+import org.jflannel.testsupport.cluster.NetnsCluster;
+import org.jflannel.testsupport.cluster.Pod;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * {@code --network-policy} on a 3-node kube cluster (vxlan, the mock API server): the harness's six pods
+ * are published as Pod objects in namespaces x and y (their node, address, labels, a named port), each
+ * listens on TCP 80 and 81, and every pod tries every other on both ports, same-node pairs across cni0
+ * and cross-node pairs through flannel.1. With policies created through the API, what gets through
+ * becomes exactly what the spec allows ({@link Spec}, on the same objects), within a bound; then a pod's
+ * labels change and the truth follows; then the policies go and everything passes again.
+ */
+@Tag("e2e")
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class KubeNetworkPolicyClusterIT {
+    private static final Duration CONVERGE_WITHIN = Duration.ofSeconds(60);
+    private static final int[] PORTS = {80, 81};
+
+    @RegisterExtension
+    static final ClusterPerClass CLUSTER = ClusterPerClass.of(ClusterOptions.defaults().withMode(ClusterOptions.Mode.KUBE)
+            .withDaemonEnv(Map.of("FLANNELD_NETWORK_POLICY", "true")));
+    private final NetnsCluster cluster;
+    private final Map<String, PodInfo> pods = new LinkedHashMap<>();
+    private final Map<String, Pod> harnessPods = new LinkedHashMap<>();
+    private final Map<String, Map<String, String>> namespaces = new TreeMap<>();
+    private final List<AutoCloseable> servers = new ArrayList<>();
+    private final Map<String, NetworkPolicy> policies = new TreeMap<>();
+
+    KubeNetworkPolicyClusterIT(NetnsCluster cluster) {
+        this.cluster = cluster;
+    }
+
+    @BeforeAll
+    void publishPodsAndListen() throws Exception {
+        namespace("x", Map.of("team", "x"));
+        namespace("y", Map.of("team", "y"));
+        int i = 0;
+        for (Pod p : cluster.pods()) {
+            String ns = i % 3 == 2 ? "y" : "x";
+            String role = List.of("web", "db", "web").get(i % 3);
+            publishPod(p, ns, Map.of("role", role), i);
+            i++;
+        }
+        for (Pod p : cluster.pods()) {
+            servers.addAll(listen(p));
+        }
+    }
+
+    @AfterAll
+    void closeServers() throws Exception {
+        for (AutoCloseable s : servers) {
+            s.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void withoutPoliciesEveryPodReachesEveryOtherOnEveryPort() throws Exception {
+        awaitTruth("no policies");
+    }
+
+    @Test
+    @Order(2)
+    void policiesThroughTheApiGiveTheSpecsTruthTableSameNodeAndAcrossNodes() throws Exception {
+        // the db pods take http (a named port: 80) from web pods of their namespace only
+        policy("""
+                metadata: {name: db-from-web, namespace: x}
+                spec:
+                  podSelector: {matchLabels: {role: db}}
+                  ingress: [{from: [{podSelector: {matchLabels: {role: web}}}], ports: [{port: http}]}]
+                """);
+        // namespace y's pods may only talk to namespace x, on port 81
+        policy("""
+                metadata: {name: y-out, namespace: y}
+                spec:
+                  podSelector: {}
+                  policyTypes: [Egress]
+                  egress: [{to: [{namespaceSelector: {matchLabels: {team: x}}}], ports: [{protocol: TCP, port: 81}]}]
+                """);
+        Map<String, Boolean> truth = awaitTruth("two policies");
+        assertThat(truth).as("some pairs denied, some allowed").containsValue(true).containsValue(false);
+    }
+
+    @Test
+    @Order(3)
+    void aPodsLabelChangeMovesItInAndOutOfThePolicies() throws Exception {
+        String webInX = pods.values().stream().filter(p -> p.namespace().equals("x") && "web".equals(p.labels().get("role")))
+                .findFirst().orElseThrow().name();
+        Pod p = harnessPods.get(webInX);
+        publishPod(p, "x", Map.of("role", "batch"), new ArrayList<>(harnessPods.keySet()).indexOf(webInX));
+        awaitTruth(webInX + " relabelled role=batch");
+    }
+
+    @Test
+    @Order(4)
+    void withThePoliciesDeletedEverythingPassesAgain() throws Exception {
+        for (NetworkPolicy np : policies.values()) {
+            cluster.deleteKubeObject(Serialization.asJson(np));
+        }
+        policies.clear();
+        Map<String, Boolean> truth = awaitTruth("policies deleted");
+        assertThat(truth).doesNotContainValue(false);
+    }
+
+    /** Waits until the probe matrix equals the spec's for the current objects; returns it. */
+    private Map<String, Boolean> awaitTruth(String what) throws Exception {
+        ClusterState s = new ClusterState(new ArrayList<>(pods.values()), namespaces,
+                policies.values().stream().map(ApiObjects::policy).toList());
+        Map<String, Boolean> expected = new TreeMap<>();
+        for (PodInfo from : pods.values()) {
+            for (PodInfo to : pods.values()) {
+                if (from != to) {
+                    for (int port : PORTS) {
+                        expected.put(from.name() + "->" + to.name() + ":" + port,
+                                Spec.allows(s, Endpoint.of(from, from.ips().get(0)), Endpoint.of(to, to.ips().get(0)), Protocol.TCP, port));
+                    }
+                }
+            }
+        }
+        long end = System.nanoTime() + CONVERGE_WITHIN.toNanos();
+        long start = System.nanoTime();
+        Map<String, Boolean> got;
+        do {
+            got = probe();
+            if (got.equals(expected)) {
+                System.out.println("netpol: " + what + ": truth table of " + expected.size() + " probes after "
+                        + (System.nanoTime() - start) / 1_000_000 + " ms");
+                return got;
+            }
+        } while (System.nanoTime() < end);
+        Map<String, Boolean> last = got;
+        assertThat(last).as("%s: what got through, %s after the change", what, CONVERGE_WITHIN).isEqualTo(expected);
+        return last;
+    }
+
+    private Map<String, Boolean> probe() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(12);
+        try {
+            Map<String, Future<Boolean>> f = new TreeMap<>();
+            for (PodInfo from : pods.values()) {
+                for (PodInfo to : pods.values()) {
+                    if (from != to) {
+                        for (int port : PORTS) {
+                            String ns = harnessPods.get(from.name()).namespace();
+                            InetAddress dst = InetAddress.getByName(to.ips().get(0).toString());
+                            f.put(from.name() + "->" + to.name() + ":" + port, pool.submit(() -> connects(ns, dst, port)));
+                        }
+                    }
+                }
+            }
+            Map<String, Boolean> got = new TreeMap<>();
+            for (Map.Entry<String, Future<Boolean>> e : f.entrySet()) {
+                got.put(e.getKey(), e.getValue().get(60, TimeUnit.SECONDS));
+            }
+            return got;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** A TCP connect from pod namespace {@code ns}: the socket made there, the SYN-ACK needed back. */
+    private static boolean connects(String ns, InetAddress dst, int port) throws Exception {
+        try (NetNs n = NetNs.open(ns); Socket s = n.call(() -> {
+            Socket x = new Socket();
+            x.bind(null);
+            return x;
+        })) {
+            s.connect(new InetSocketAddress(dst, port), 2000);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private List<AutoCloseable> listen(Pod p) throws Exception {
+        List<AutoCloseable> all = new ArrayList<>();
+        try (NetNs n = NetNs.open(p.namespace())) {
+            for (int port : PORTS) {
+                ServerSocket ss = n.call(() -> new ServerSocket(port));
+                all.add(ss);
+                Thread t = new Thread(() -> {
+                    while (!ss.isClosed()) {
+                        try (Socket s = ss.accept()) {
+                            s.getOutputStream().flush();
+                        } catch (IOException e) {
+                            return;
+                        }
+                    }
+                }, "netpol-listen-" + p.name() + "-" + port);
+                t.setDaemon(true);
+                t.start();
+            }
+        }
+        return all;
+    }
+
+    private void namespace(String name, Map<String, String> labels) throws Exception {
+        Map<String, String> all = new TreeMap<>(labels);
+        all.put("kubernetes.io/metadata.name", name);
+        Namespace ns = new NamespaceBuilder().withNewMetadata().withName(name).withLabels(all).endMetadata().build();
+        cluster.applyKubeObject(Serialization.asJson(ns));
+        namespaces.put(name, all);
+    }
+
+    private void publishPod(Pod p, String ns, Map<String, String> labels, int i) throws Exception {
+        String name = p.name().replace('/', '-'); // node1/pod1: the harness's name, no object name
+        io.fabric8.kubernetes.api.model.Pod obj = new PodBuilder().withNewMetadata().withName(name).withNamespace(ns)
+                .withLabels(labels).endMetadata()
+                .withNewSpec().withNodeName(ClusterNames.nodeName(p.node())).addNewContainer().withName("app").withImage("none")
+                .addNewPort().withName("http").withContainerPort(80).withProtocol("TCP").endPort().endContainer().endSpec()
+                .withNewStatus().withPhase("Running").withPodIP(p.ip()).addNewPodIP(p.ip()).endStatus().build();
+        apply(obj);
+        pods.put(name, ApiObjects.pod(obj));
+        harnessPods.put(name, p);
+        assertThat(pods.get(name).ips()).containsExactly(Addr.parse(p.ip()));
+    }
+
+    private void policy(String yaml) throws Exception {
+        NetworkPolicy np = Serialization.unmarshal(yaml, NetworkPolicy.class);
+        np.setApiVersion("networking.k8s.io/v1");
+        np.setKind("NetworkPolicy");
+        apply(np);
+        policies.put(np.getMetadata().getNamespace() + "/" + np.getMetadata().getName(), np);
+        Policy read = ApiObjects.policy(np); // the oracle reads what flanneld reads
+        assertThat(read.namespace()).isEqualTo(np.getMetadata().getNamespace());
+    }
+
+    private void apply(HasMetadata obj) throws Exception {
+        cluster.applyKubeObject(Serialization.asJson(obj));
+    }
+}

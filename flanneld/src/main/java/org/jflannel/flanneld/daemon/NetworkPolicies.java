@@ -1,0 +1,83 @@
+package org.jflannel.flanneld.daemon;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.jflannel.core.ConfigException;
+import org.jflannel.core.SubnetManager;
+import org.jflannel.flanneld.config.Options;
+import org.jflannel.flanneld.nftables.NftCli;
+import org.jflannel.netpol.PolicySync;
+import org.jflannel.netpol.kube.PolicyInformers;
+import org.jflannel.subnet.kube.KubeClients;
+import org.jflannel.subnet.kube.KubeOptions;
+import org.jflannel.subnet.kube.KubeSubnetManager;
+import org.jflannel.subnet.kube.NodeNames;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Ours (issue 35): {@code --network-policy}. Watches Pods, Namespaces and NetworkPolicies through the
+ * Kubernetes API (kube mode: the subnet manager's client; etcd mode: {@code --kubeconfig-file} or the
+ * in-cluster config) and keeps the table {@code inet jflannel-netpol} equal to what they compile to for
+ * this node, through {@code nft -f} (one transaction each time). Nothing waits for it: the overlay is up
+ * before the first listing, and until then the table the kernel holds (a previous process's) stays.
+ */
+final class NetworkPolicies implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(NetworkPolicies.class);
+    private static final Duration RESYNC = Duration.ofMinutes(5);
+
+    private final PolicySync sync;
+    private final PolicyInformers informers;
+    private final KubernetesClient ownClient;
+
+    private NetworkPolicies(PolicySync sync, PolicyInformers informers, KubernetesClient ownClient) {
+        this.sync = sync;
+        this.informers = informers;
+        this.ownClient = ownClient;
+    }
+
+    /** Starts enforcing; a missing API access is a start-up error naming what to give. */
+    static NetworkPolicies start(Options o, Map<String, String> env, SubnetManager subnets) throws StartupError {
+        KubernetesClient client;
+        KubernetesClient own = null;
+        String node;
+        try {
+            if (subnets instanceof KubeSubnetManager kube) {
+                client = kube.client();
+                node = kube.nodeName();
+            } else {
+                if (o.kubeconfigFile().isEmpty() && env.getOrDefault("KUBERNETES_SERVICE_HOST", "").isEmpty()) {
+                    throw new StartupError("--network-policy needs the Kubernetes API: in etcd mode give --kubeconfig-file "
+                            + "(or run in a pod, for the in-cluster config)");
+                }
+                own = KubeClients.connect(KubeOptions.defaults().withApiAccess(o.kubeconfigFile(), o.kubeApiUrl()), env);
+                client = own;
+                node = NodeNames.resolve(client, env);
+            }
+        } catch (IOException | ConfigException e) {
+            throw new StartupError("--network-policy: cannot reach the Kubernetes API: " + e.getMessage(), e);
+        }
+        NftCli nft = new NftCli(List.of());
+        PolicySync sync = new PolicySync(node, nft::run);
+        PolicyInformers informers = PolicyInformers.start(client, sync, RESYNC);
+        LOG.info("network policy enforcement started node={} table=inet {}", node, org.jflannel.netpol.NftScript.TABLE);
+        return new NetworkPolicies(sync, informers, own);
+    }
+
+    PolicySync.Status status() {
+        return sync.status();
+    }
+
+    /** The table stays in the kernel: the next process takes it over (no moment in which an isolated pod is open). */
+    @Override
+    public void close() {
+        informers.close();
+        sync.close();
+        if (ownClient != null) {
+            ownClient.close();
+        }
+    }
+}
