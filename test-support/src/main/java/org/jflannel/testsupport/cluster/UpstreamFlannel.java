@@ -45,7 +45,7 @@ public final class UpstreamFlannel {
 
     /** Upstream's Go CNI plugin from {@link #ENV}; skips when not provided. */
     public static Path plugin() {
-        return require(configuredDir(System.getenv(ENV)), "flannel", "its Go CNI plugin " + PLUGIN_VERSION);
+        return require(configuredDir(System.getenv(ENV)), "flannel", "Go CNI plugin " + PLUGIN_VERSION + " (flannel)");
     }
 
     /** Both binaries (for tests that run upstream's node and its plugin); skips when either is not provided. */
@@ -88,12 +88,12 @@ public final class UpstreamFlannel {
 
     private static Path require(Path dir, String name, String what) {
         if (dir == null) {
-            Assumptions.abort("skipped: needs upstream " + what + ": set " + ENV + " to a folder holding upstream's flanneld ("
+            Assumptions.abort("skipped: needs upstream's " + what + ": set " + ENV + " to a folder holding upstream's flanneld ("
                     + VERSION + ") and flannel (" + PLUGIN_VERSION + ")");
         }
         Path bin = dir.resolve(name);
         if (!Files.exists(bin)) {
-            Assumptions.abort("skipped: needs upstream " + what + ": no file " + bin + " (" + ENV + "=" + dir
+            Assumptions.abort("skipped: needs upstream's " + what + ": no file " + bin + " (" + ENV + "=" + dir
                     + " should hold flanneld and flannel)");
         }
         if (!Files.isRegularFile(bin) || !Files.isExecutable(bin)) {

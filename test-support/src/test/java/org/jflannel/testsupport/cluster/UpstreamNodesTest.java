@@ -42,7 +42,7 @@ class UpstreamNodesTest {
     void withoutTheVariableEveryUpstreamBinarySkipsNamingItAndTheVariableUnderTheIntegrationProfileToo() {
         withIntegration("true", () -> {
             assertThatThrownBy(() -> UpstreamFlannel.flanneld(null)).isInstanceOf(TestAbortedException.class)
-                    .hasMessage("skipped: needs upstream flanneld v0.20.2: set JFLANNEL_UPSTREAM_DIR to a folder holding "
+                    .hasMessage("skipped: needs upstream's flanneld v0.20.2: set JFLANNEL_UPSTREAM_DIR to a folder holding "
                             + "upstream's flanneld (v0.20.2) and flannel (v1.9.1)");
             assertThatThrownBy(() -> UpstreamFlannel.flanneld(" ")).isInstanceOf(TestAbortedException.class);
         });
@@ -52,7 +52,7 @@ class UpstreamNodesTest {
     void aMissingFileSkipsNamingThePath(@TempDir Path tmp) {
         withIntegration("true", () -> assertThatThrownBy(() -> UpstreamFlannel.flanneld(tmp.toString()))
                 .isInstanceOf(TestAbortedException.class)
-                .hasMessageContaining("needs upstream flanneld v0.20.2: no file " + tmp.resolve("flanneld")));
+                .hasMessageContaining("needs upstream's flanneld v0.20.2: no file " + tmp.resolve("flanneld")));
     }
 
     @Test
