@@ -188,11 +188,11 @@ cp "$flanneld_jar" "$opt/app/flanneld.jar"
 cp "$repo"/flanneld/target/lib/*.jar "$opt/app/lib/"
 # fabric8's model jars: the client depends on all 22 (14 MB), the daemon loads classes from core and
 # common (Node, watch events, Status) and, at client start, from apps, extensions, batch, certificates
-# and autoscaling (handlers the client registers); flanneld/cds/kube.classlist names every one loaded.
-# The rest stay out (the jar's Class-Path still names them; the JVM skips absent entries). The
-# DaemonSet-on-fake-hosts ITs run the daemon from this image.
+# and autoscaling (handlers the client registers), and networking (NetworkPolicy, for --network-policy);
+# flanneld/cds/kube.classlist names every one loaded. The rest stay out (the jar's Class-Path still names
+# them; the JVM skips absent entries). The DaemonSet-on-fake-hosts ITs run the daemon from this image.
 for unused in admissionregistration apiextensions coordination discovery events flowcontrol gatewayapi \
-              metrics networking node policy rbac resource scheduling storageclass; do
+              metrics node policy rbac resource scheduling storageclass; do
     rm -f "$opt/app/lib/kubernetes-model-$unused-"*.jar
 done
 # JNA's jar carries its native dispatch library for 30 platforms (1.9 MB): only linux-x86-64's stays

@@ -2,6 +2,8 @@ package org.jflannel.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -33,6 +35,7 @@ import org.jflannel.netpol.Protocol;
 import org.jflannel.netpol.Spec;
 import org.jflannel.netpol.kube.ApiObjects;
 import org.jflannel.testsupport.cluster.ClusterNames;
+import org.jflannel.testsupport.cluster.ClusterNode;
 import org.jflannel.testsupport.cluster.ClusterOptions;
 import org.jflannel.testsupport.cluster.ClusterPerClass;
 import org.jflannel.testsupport.cluster.NetnsCluster;
@@ -61,6 +64,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class KubeNetworkPolicyClusterIT {
     private static final Duration CONVERGE_WITHIN = Duration.ofSeconds(60);
     private static final int[] PORTS = {80, 81};
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     @RegisterExtension
     static final ClusterPerClass CLUSTER = ClusterPerClass.of(ClusterOptions.defaults().withMode(ClusterOptions.Mode.KUBE)
@@ -125,6 +129,28 @@ class KubeNetworkPolicyClusterIT {
                 """);
         Map<String, Boolean> truth = awaitTruth("two policies");
         assertThat(truth).as("some pairs denied, some allowed").containsValue(true).containsValue(false);
+
+        // what each daemon says of it: its pods and the policies isolating each (/policy), and its series
+        for (ClusterNode n : cluster.nodes()) {
+            JsonNode doc = JSON.readTree(n.document("/policy"));
+            assertThat(doc.path("listed").asBoolean()).as("/policy on %s", n.name()).isTrue();
+            assertThat(doc.path("policies").asInt()).isEqualTo(2);
+            for (JsonNode p : doc.path("pods")) {
+                PodInfo pod = pods.get(p.path("pod").asText().substring(p.path("pod").asText().indexOf('/') + 1));
+                assertThat(pod.node()).as("%s lists only its own pods", n.name()).isEqualTo(n.name());
+                List<String> ingress = new ArrayList<>();
+                p.path("ingress").forEach(x -> ingress.add(x.asText()));
+                List<String> egress = new ArrayList<>();
+                p.path("egress").forEach(x -> egress.add(x.asText()));
+                assertThat(ingress).as("ingress policies of %s", pod.id())
+                        .isEqualTo("db".equals(pod.labels().get("role")) && pod.namespace().equals("x") ? List.of("x/db-from-web") : List.of());
+                assertThat(egress).as("egress policies of %s", pod.id())
+                        .isEqualTo(pod.namespace().equals("y") ? List.of("y/y-out") : List.of());
+            }
+            assertThat(doc.path("pods")).as("%s's pods", n.name()).hasSize(2);
+            assertThat(n.metric("flanneld_netpol_policies{state=\"enforced\"}")).isEqualTo(2);
+            assertThat(n.metric("flanneld_netpol_table_loads_total{outcome=\"ok\"}")).isGreaterThanOrEqualTo(1);
+        }
     }
 
     @Test

@@ -107,6 +107,28 @@ public final class PolicySync implements AutoCloseable {
         return status;
     }
 
+    /** One local pod as the policies see it: the policies that isolate it in each direction (none: open that way). */
+    public record PodReport(String pod, List<Addr> addresses, List<String> ingressPolicies, List<String> egressPolicies) {
+    }
+
+    /** This node's pods and the policies selecting each, from the state as it stands. */
+    public List<PodReport> report() {
+        ClusterState s = state();
+        List<PodReport> out = new ArrayList<>();
+        for (PodInfo p : s.pods()) {
+            if (p.subject() && node.equals(p.node())) {
+                out.add(new PodReport(p.id(), p.ips(), s.isolating(p, Direction.INGRESS).stream().map(Policy::id).sorted().toList(),
+                        s.isolating(p, Direction.EGRESS).stream().map(Policy::id).sorted().toList()));
+            }
+        }
+        out.sort(java.util.Comparator.comparing(PodReport::pod));
+        return out;
+    }
+
+    public String node() {
+        return node;
+    }
+
     /** The state as it stands (a copy). */
     public ClusterState state() {
         return new ClusterState(new ArrayList<>(pods.values()), new TreeMap<>(namespaces),

@@ -56,6 +56,7 @@ public final class Daemon {
     private final Metrics metrics = new Metrics();
     private final AtomicBoolean ready = new AtomicBoolean();
     private final Deque<AutoCloseable> started = new ArrayDeque<>();
+    private HealthServer healthServer;
     private final Path procRoot;
     private volatile Prober prober;
     private volatile String backendType = "";
@@ -143,7 +144,12 @@ public final class Daemon {
             throw new StartupError("Failed to watch leases: " + e.getMessage(), e);
         }
         if (o.networkPolicy()) {
-            started.push(NetworkPolicies.start(o, env, subnets));
+            NetworkPolicies policies = NetworkPolicies.start(o, env, subnets);
+            started.push(policies);
+            metrics.setNetworkPolicy(policies::sample);
+            if (healthServer != null) {
+                healthServer.addJson("/policy", policies::json);
+            }
         }
         notifySystemd();
         completeLease(subnets, lease);
@@ -159,8 +165,9 @@ public final class Daemon {
         InetAddress ip = IpLiteral.parse(o.healthzIp()).orElseThrow(() ->
                 new StartupError("Start healthz server error. invalid --healthz-ip: " + o.healthzIp()));
         try {
-            started.push(HealthServer.start(ip, o.healthzPort(), ready::get, metrics,
-                    () -> PeersJson.render(prober, backendType)));
+            healthServer = HealthServer.start(ip, o.healthzPort(), ready::get, metrics,
+                    () -> PeersJson.render(prober, backendType));
+            started.push(healthServer);
         } catch (IOException | RuntimeException e) {
             throw new StartupError("Start healthz server error. " + e.getMessage(), e);
         }

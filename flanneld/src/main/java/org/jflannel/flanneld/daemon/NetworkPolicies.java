@@ -71,6 +71,42 @@ final class NetworkPolicies implements AutoCloseable {
         return sync.status();
     }
 
+    /** The series of {@code flanneld_netpol_*}, read at scrape time. */
+    org.jflannel.flanneld.health.Metrics.NetworkPolicySample sample() {
+        PolicySync.Status s = sync.status();
+        return new org.jflannel.flanneld.health.Metrics.NetworkPolicySample(s.policies(), s.rejected().size(), s.localPods(),
+                s.chains(), s.applies(), s.failures(), s.lastApplyNanos() / 1e9);
+    }
+
+    /**
+     * The {@code /policy} document: whether the first listing is in, the table's size and loads, the policies left
+     * out and why, and each local pod with the policies isolating it per direction.
+     */
+    String json() throws com.fasterxml.jackson.core.JsonProcessingException {
+        PolicySync.Status s = sync.status();
+        var json = new com.fasterxml.jackson.databind.ObjectMapper();
+        var o = json.createObjectNode();
+        o.put("node", sync.node()).put("table", "inet " + org.jflannel.netpol.NftScript.TABLE).put("listed", s.ready())
+                .put("policies", s.policies()).put("localPods", s.localPods()).put("isolatedChains", s.chains()).put("sets", s.sets())
+                .put("loads", s.applies()).put("loadFailures", s.failures()).put("lastLoadSeconds", s.lastApplyNanos() / 1e9);
+        if (s.lastError() != null) {
+            o.put("lastError", s.lastError());
+        }
+        var rejected = o.putObject("rejected");
+        new java.util.TreeMap<>(s.rejected()).forEach(rejected::put);
+        var pods = o.putArray("pods");
+        for (PolicySync.PodReport r : sync.report()) {
+            var p = pods.addObject().put("pod", r.pod());
+            var a = p.putArray("addresses");
+            r.addresses().forEach(x -> a.add(x.toString()));
+            var in = p.putArray("ingress");
+            r.ingressPolicies().forEach(in::add);
+            var eg = p.putArray("egress");
+            r.egressPolicies().forEach(eg::add);
+        }
+        return json.writerWithDefaultPrettyPrinter().writeValueAsString(o) + "\n";
+    }
+
     /** The table stays in the kernel: the next process takes it over (no moment in which an isolated pod is open). */
     @Override
     public void close() {

@@ -72,6 +72,20 @@ public final class HealthServer implements AutoCloseable {
         return new HealthServer(server, executor);
     }
 
+    /** Serves {@code render}'s JSON at {@code path} from now on (a document of a part started after the server). */
+    public void addJson(String path, Callable<String> render) {
+        server.createContext(path, ex -> {
+            byte[] body;
+            try {
+                body = render.call().getBytes(StandardCharsets.UTF_8);
+            } catch (Exception e) {
+                reply(ex, path, 500, path + ": " + e);
+                return;
+            }
+            send(ex, path, 200, "application/json", body);
+        });
+    }
+
     public int port() {
         return server.getAddress().getPort();
     }

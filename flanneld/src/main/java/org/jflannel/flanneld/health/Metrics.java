@@ -121,6 +121,49 @@ public final class Metrics {
             .callback(cb -> wireguardPeers.forEach(p -> cb.call(p.sentBytes(), p.device(), p.publicKey())))
             .register(registry);
 
+    /** What the network-policy series read at scrape time ({@link #setNetworkPolicy}); absent without --network-policy. */
+    public record NetworkPolicySample(int policies, int rejected, int localPods, int isolatedChains, long applies, long failures,
+                                      double lastApplySeconds) {
+    }
+
+    private volatile java.util.function.Supplier<NetworkPolicySample> networkPolicy = null;
+    private final GaugeWithCallback netpolPolicies = GaugeWithCallback.builder()
+            .name("flanneld_netpol_policies").help("NetworkPolicies enforced (state: enforced) or left out as not representable (state: rejected)")
+            .labelNames("state")
+            .callback(cb -> withNetworkPolicy(s -> {
+                cb.call(s.policies(), "enforced");
+                cb.call(s.rejected(), "rejected");
+            })).register(registry);
+    private final GaugeWithCallback netpolPods = GaugeWithCallback.builder()
+            .name("flanneld_netpol_local_pods").help("This node's pods policies apply to (all), and the chains of isolated ones, a chain per pod and direction (isolated_chains)")
+            .labelNames("what")
+            .callback(cb -> withNetworkPolicy(s -> {
+                cb.call(s.localPods(), "all");
+                cb.call(s.isolatedChains(), "isolated_chains");
+            })).register(registry);
+    private final CounterWithCallback netpolApplies = CounterWithCallback.builder()
+            .name("flanneld_netpol_table_loads_total").help("Loads of the nftables table inet jflannel-netpol (outcome: ok or failed)")
+            .labelNames("outcome")
+            .callback(cb -> withNetworkPolicy(s -> {
+                cb.call(s.applies(), "ok");
+                cb.call(s.failures(), "failed");
+            })).register(registry);
+    private final GaugeWithCallback netpolLastApply = GaugeWithCallback.builder()
+            .name("flanneld_netpol_last_load_seconds").help("Seconds the last successful load took, from the sync's start (compile, render, nft -f)")
+            .callback(cb -> withNetworkPolicy(s -> cb.call(s.lastApplySeconds()))).register(registry);
+
+    /** Turns the network-policy series on, read from {@code sample} at each scrape. */
+    public void setNetworkPolicy(java.util.function.Supplier<NetworkPolicySample> sample) {
+        networkPolicy = sample;
+    }
+
+    private void withNetworkPolicy(java.util.function.Consumer<NetworkPolicySample> use) {
+        java.util.function.Supplier<NetworkPolicySample> s = networkPolicy;
+        if (s != null) {
+            use.accept(s.get());
+        }
+    }
+
     /**
      * The WireGuard peers the next scrape shows, all devices' at once (a scrape hook reads them first): only these
      * have series, so a peer left out is gone from /metrics.

@@ -288,9 +288,14 @@ public final class ClusterNode {
 
     /** The daemon's {@code /peers} document (the peer prober's verdicts, JSON); throws unless 200. */
     public String peers() throws Exception {
-        NsHttp.Response r = NsHttp.get(ns, "127.0.0.1", HEALTHZ_PORT, "/peers");
+        return document("/peers");
+    }
+
+    /** A JSON document the daemon serves on its health port ({@code /peers}, {@code /policy}); throws unless 200. */
+    public String document(String path) throws Exception {
+        NsHttp.Response r = NsHttp.get(ns, "127.0.0.1", HEALTHZ_PORT, path);
         if (r.status() != 200) {
-            throw new IOException("/peers on " + name() + ": HTTP " + r.status() + ": " + r.body());
+            throw new IOException(path + " on " + name() + ": HTTP " + r.status() + ": " + r.body());
         }
         return r.body();
     }
