@@ -37,6 +37,22 @@ final class HelmRender {
         return new Helm(chart).template().withName(RELEASE).withNamespace(NAMESPACE).withValuesFile(values).call();
     }
 
+    /** Our chart with the values given as YAML text (written to a temporary file, as {@code -f} takes them). */
+    static String templateWith(String valuesYaml) throws IOException {
+        Path f = Files.createTempFile("chart-values", ".yaml");
+        try {
+            Files.writeString(f, valuesYaml);
+            return template(CHART, f);
+        } finally {
+            Files.delete(f);
+        }
+    }
+
+    /** {@link #templateWith} parsed with fabric8's model types. */
+    static RenderedManifests renderWith(String valuesYaml) throws IOException {
+        return RenderedManifests.parse(Path.of("jflannel", "inline values"), templateWith(valuesYaml));
+    }
+
     /** The same, parsed with fabric8's model types; the source reads {@code <chart dir>/<values file>}. */
     static RenderedManifests render(Path chart, Path values) throws IOException {
         return RenderedManifests.parse(Path.of(chart.getFileName().toString(), values.getFileName().toString()),
