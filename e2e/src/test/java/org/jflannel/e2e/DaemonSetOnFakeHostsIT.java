@@ -81,8 +81,13 @@ class DaemonSetOnFakeHostsIT {
         }
     }
 
-    /** The chart's values files that run here: the chart's counterparts of the base and the udp, etcd, wireguard overlays. */
-    static final List<String> CHART_VALUES = List.of("defaults", "udp", "etcd", "wireguard");
+    /**
+     * The chart's values files that run here: the chart's counterparts of the base and the udp, etcd,
+     * wireguard overlays, and a mirror with its own flannel_cni image, which the chart installs with
+     * upstream's {@code cp -f /flannel} (here every image name runs the built image, so that copies our
+     * one-file plugin, which unpacks its runtime on its first run).
+     */
+    static final List<String> CHART_VALUES = List.of("defaults", "udp", "etcd", "wireguard", "image-and-pull-secrets");
 
     /**
      * manifests/ and every overlay (by directory name), then the chart with each of {@link #CHART_VALUES}
