@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -112,8 +111,7 @@ final class RenderDiff {
     private JsonNode byName(JsonNode n) {
         if (n.isObject()) {
             ObjectNode o = JsonNodeFactory.instance.objectNode();
-            for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext(); ) {
-                var e = it.next();
+            for (Map.Entry<String, JsonNode> e : n.properties()) {
                 if (BY_NAME.contains(e.getKey()) && e.getValue().isArray()) {
                     ObjectNode named = JsonNodeFactory.instance.objectNode();
                     ArrayNode order = JsonNodeFactory.instance.arrayNode();
