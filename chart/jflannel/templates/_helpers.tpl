@@ -61,6 +61,6 @@ anything reaches the cluster.
 {{- fail "podCidr, podCidrv6: both empty; flanneld needs at least one network" -}}
 {{- end -}}
 {{- if and .Values.netpol.enabled (ne .Values.jflannel.networkPolicy.engine "kube-network-policies") -}}
-{{- fail (printf "jflannel.networkPolicy.engine: %s is not built yet; only kube-network-policies enforces NetworkPolicy today" .Values.jflannel.networkPolicy.engine) -}}
+{{- fail (printf "jflannel.networkPolicy.engine: %s is not wired into this chart yet; only kube-network-policies enforces NetworkPolicy through it today" .Values.jflannel.networkPolicy.engine) -}}
 {{- end -}}
 {{- end -}}
