@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.jflannel.core.Ip4Net;
@@ -39,7 +40,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * against the mock API server (Nodes with podCIDRs, in-cluster TLS and service-account token) or,
  * for the etcd overlay, a real etcd. Then pods attached on every node by the <em>installed</em>
  * {@code /opt/cni/bin/flannel} with the <em>installed</em> conflist, every JDK of this machine
- * hidden, and the full pod ping matrix. Runs for {@code manifests/} and every overlay.
+ * hidden, and the full pod ping matrix. Runs for {@code manifests/} and every overlay, and for our
+ * Helm chart rendered by Helm with the values of the base and of the udp, etcd and wireguard overlays.
  */
 @Tag("e2e")
 class DaemonSetOnFakeHostsIT {
@@ -71,18 +73,42 @@ class DaemonSetOnFakeHostsIT {
         }
     }
 
-    /** manifests/ and every overlay; {@code -Djflannel.daemonset.only=udp} runs one (by directory name). */
-    static Stream<Path> kustomizations() throws Exception {
-        String only = System.getProperty("jflannel.daemonset.only", "");
-        return ManifestRenderIT.kustomizations().filter(p -> only.isEmpty() || p.getFileName().toString().equals(only));
+    /** What the fake hosts run: a kustomization ({@code kubectl kustomize}) or our chart with a values file (Helm). */
+    record Rendering(String name, Callable<RenderedManifests> render) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    /**
+     * The chart's values files that run here: the chart's counterparts of the base and the udp, etcd,
+     * wireguard overlays, and a mirror with its own flannel_cni image, which the chart installs with
+     * upstream's {@code cp -f /flannel} (here every image name runs the built image, so that copies our
+     * one-file plugin, which unpacks its runtime on its first run).
+     */
+    static final List<String> CHART_VALUES = List.of("defaults", "udp", "etcd", "wireguard", "image-and-pull-secrets");
+
+    /**
+     * manifests/ and every overlay (by directory name), then the chart with each of {@link #CHART_VALUES}
+     * ({@code chart-udp}, ...); {@code -Djflannel.daemonset.only=udp,chart-udp} runs those named.
+     */
+    static Stream<Rendering> renderings() throws Exception {
+        List<String> only = List.of(System.getProperty("jflannel.daemonset.only", "").split(",")).stream()
+                .map(String::strip).filter(n -> !n.isEmpty()).toList();
+        Stream<Rendering> kustomize = ManifestRenderIT.kustomizations()
+                .map(p -> new Rendering(p.getFileName().toString(), () -> RenderedManifests.render(p)));
+        Stream<Rendering> chart = CHART_VALUES.stream()
+                .map(v -> new Rendering("chart-" + v, () -> HelmRender.render(HelmRender.CHART, HelmRender.values(v))));
+        return Stream.concat(kustomize, chart).filter(r -> only.isEmpty() || only.contains(r.name()));
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("kustomizations")
-    void podSpecRunFromTheImageOnThreeNodesGivesAFullPingMatrix(Path dir) throws Exception {
-        RenderedManifests m = RenderedManifests.render(dir);
+    @MethodSource("renderings")
+    void podSpecRunFromTheImageOnThreeNodesGivesAFullPingMatrix(Rendering rendering) throws Exception {
+        RenderedManifests m = rendering.render().call();
         try (DaemonSetCluster cluster = DaemonSetCluster.start(m, image, Path.of(System.getProperty("java.io.tmpdir")),
-                NODES, PODS_PER_NODE, l -> System.out.println("daemonset " + dir.getFileName() + ": " + l))) {
+                NODES, PODS_PER_NODE, l -> System.out.println("daemonset " + rendering + ": " + l))) {
             String cniConf = m.configMap("kube-flannel-cfg").getData().get("cni-conf.json");
             JsonNode netConf = JSON.readTree(m.configMap("kube-flannel-cfg").getData().get("net-conf.json"));
 
@@ -107,7 +133,7 @@ class DaemonSetOnFakeHostsIT {
             }
 
             PingMatrix matrix = cluster.pingMatrix();
-            System.out.println("daemonset " + dir.getFileName() + ": ping matrix\n" + matrix.render());
+            System.out.println("daemonset " + rendering + ": ping matrix\n" + matrix.render());
             assertThat(cluster.pods()).hasSize(NODES * PODS_PER_NODE);
             assertThat(matrix.failures()).as("pod pairs without an answer\n%s", matrix.render()).isEmpty();
             if (netConf.path("Backend").path("Type").asText().equals("wireguard")) {

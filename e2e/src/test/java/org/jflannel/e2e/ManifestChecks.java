@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.jflannel.core.NetConf;
 import org.jflannel.testsupport.manifests.RenderedManifests;
@@ -38,14 +39,26 @@ final class ManifestChecks {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final RenderedManifests m;
+    private final Set<String> namespacesGiven;
     private final List<String> problems = new ArrayList<>();
 
-    private ManifestChecks(RenderedManifests m) {
+    private ManifestChecks(RenderedManifests m, Set<String> namespacesGiven) {
         this.m = m;
+        this.namespacesGiven = Set.copyOf(namespacesGiven);
     }
 
+    /** A kustomization's objects: every namespace they use is among them. */
     static List<String> all(RenderedManifests m) {
-        ManifestChecks c = new ManifestChecks(m);
+        return all(m, Set.of());
+    }
+
+    /**
+     * Objects whose namespaces {@code namespacesGiven} are made outside them: a Helm release's
+     * ({@code helm install -n kube-flannel --create-namespace}; the chart renders no Namespace, as
+     * upstream's, so a release of upstream's chart upgrades to it without meeting an object it cannot adopt).
+     */
+    static List<String> all(RenderedManifests m, Set<String> namespacesGiven) {
+        ManifestChecks c = new ManifestChecks(m, namespacesGiven);
         c.namespaced();
         c.volumes();
         c.configMaps();
@@ -86,7 +99,7 @@ final class ManifestChecks {
         List<String> namespaces = m.all(Namespace.class).stream().map(n -> n.getMetadata().getName()).toList();
         for (HasMetadata o : m.objects()) {
             String ns = o.getMetadata().getNamespace();
-            if (ns != null && !namespaces.contains(ns)) {
+            if (ns != null && !namespaces.contains(ns) && !namespacesGiven.contains(ns)) {
                 problem(o.getKind() + "/" + o.getMetadata().getName() + " is in namespace " + ns + ", which is not rendered");
             }
         }

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -130,6 +131,25 @@ class ManifestRenderIT {
             assertThat(jit).as("FLANNELD_JIT in %s", dir)
                     .isEqualTo(List.of("udp", "wireguard").contains(dir.getFileName().toString()) ? List.of("c2") : List.of());
         }
+    }
+
+    @ParameterizedTest(name = "{0} = chart with {1}.yaml")
+    @CsvSource({"manifests,defaults", "udp,udp", "host-gw,host-gw", "etcd,etcd", "wireguard,wireguard"})
+    void theChartRendersWhatTheKustomizationDoes(String kustomization, String values) throws Exception {
+        // one DaemonSet in two forms: the chart's values reach what each overlay patches in
+        Path dir = kustomization.equals("manifests") ? MANIFESTS : MANIFESTS.resolve("overlays").resolve(kustomization);
+
+        var diffs = RenderDiff.between(HelmRender.template(HelmRender.CHART, HelmRender.values(values)),
+                RenderedManifests.render(dir).yaml());
+
+        List<String> expected = new ArrayList<>(ChartMatchesManifestsTest.CHART_NOT_KUSTOMIZE);
+        if (kustomization.equals("etcd")) {
+            // kustomize's strategic merge of the overlay's cds-archive patch moves that init container first;
+            // the chart keeps the base's order (the three are independent of each other)
+            expected.add("DaemonSet/kube-flannel/kube-flannel-ds: spec.template.spec.initContainers (order)");
+        }
+        assertThat(diffs).extracting(RenderDiff.Difference::where).as("chart with %s.yaml vs %s", values, dir)
+                .containsExactlyInAnyOrderElementsOf(expected);
     }
 
     /** The {@code images:} entry of manifests/base/kustomization.yaml (there must be exactly one). */
