@@ -60,7 +60,17 @@ anything reaches the cluster.
 {{- if and (not .Values.podCidr) (not .Values.podCidrv6) -}}
 {{- fail "podCidr, podCidrv6: both empty; flanneld needs at least one network" -}}
 {{- end -}}
-{{- if and .Values.netpol.enabled (ne .Values.jflannel.networkPolicy.engine "kube-network-policies") -}}
-{{- fail (printf "jflannel.networkPolicy.engine: %s is not wired into this chart yet; only kube-network-policies enforces NetworkPolicy through it today" .Values.jflannel.networkPolicy.engine) -}}
+{{- if and (include "jflannel.netpolFlanneld" .) .Values.jflannel.etcd.enabled -}}
+{{- fail "jflannel.networkPolicy.engine: flanneld needs the Kubernetes API, which jflannel.etcd.enabled takes away from the pod (no service-account token); use kube-network-policies, or flanneld in kube mode" -}}
 {{- end -}}
+{{- end -}}
+
+{{/* "true" when netpol.enabled asks flanneld itself to enforce NetworkPolicy (--network-policy), else empty. */}}
+{{- define "jflannel.netpolFlanneld" -}}
+{{- if and .Values.netpol.enabled (eq .Values.jflannel.networkPolicy.engine "flanneld") -}}true{{- end -}}
+{{- end -}}
+
+{{/* "true" when netpol.enabled runs upstream's kube-network-policies container beside flanneld, else empty. */}}
+{{- define "jflannel.netpolContainer" -}}
+{{- if and .Values.netpol.enabled (eq .Values.jflannel.networkPolicy.engine "kube-network-policies") -}}true{{- end -}}
 {{- end -}}

@@ -87,7 +87,7 @@ class ChartTemplateTest {
             "flannel: {flannel_cni: {image: {repository: example.com/cni, tag: ''}}}     | flannel.flannel_cni.image.tag: empty",
             "jflannel: {etcd: {enabled: true}}                                         | jflannel.etcd.enabled: true runs flanneld in etcd mode, but flannel.args has --kube-subnet-mgr",
             "{podCidr: '', podCidrv6: ''}                                              | podCidr, podCidrv6: both empty",
-            "{netpol: {enabled: true}, jflannel: {networkPolicy: {engine: flanneld}}}  | jflannel.networkPolicy.engine: flanneld is not wired into this chart yet",
+            "{netpol: {enabled: true}, flannel: {args: ['--ip-masq']}, jflannel: {etcd: {enabled: true}, networkPolicy: {engine: flanneld}}} | jflannel.networkPolicy.engine: flanneld needs the Kubernetes API",
     })
     void aValueTheChartCannotRunFailsTheRenderNamingTheKey(String values, String message) {
         assertThatThrownBy(() -> HelmRender.templateWith(values)).as("values %s", values).hasMessageContaining(message);

@@ -25,7 +25,7 @@ final class HelmRender {
     /** Ours. */
     static final Path CHART = ROOT.resolve("chart/jflannel");
     /** Upstream flannel's chart v0.28.9, unchanged (../shared/upstream/chart-v0.28.9). */
-    static final Path UPSTREAM_CHART = UpstreamFlannel.dir(ROOT).resolve("chart-v0.28.9");
+    static final Path UPSTREAM_CHART = UpstreamFlannel.dataDir(ROOT).resolve("chart-v0.28.9");
     static final String RELEASE = "flannel";
     static final String NAMESPACE = ManifestChecks.NAMESPACE;
 

@@ -152,6 +152,15 @@ class ManifestRenderIT {
                 .containsExactlyInAnyOrderElementsOf(expected);
     }
 
+    @Test
+    void theChartWithFlanneldsOwnNetworkPolicyRendersTheNetworkPolicyOverlay() throws Exception {
+        // netpol.enabled with engine flanneld: the overlay's variable and RBAC, no kube-network-policies container
+        var diffs = RenderDiff.between(HelmRender.templateWith("{netpol: {enabled: true}, jflannel: {networkPolicy: {engine: flanneld}}}"),
+                RenderedManifests.render(MANIFESTS.resolve("overlays/network-policy")).yaml());
+        assertThat(diffs).extracting(RenderDiff.Difference::where).as("chart with flanneld's engine vs overlays/network-policy")
+                .containsExactlyInAnyOrderElementsOf(ChartMatchesManifestsTest.CHART_NOT_KUSTOMIZE);
+    }
+
     /** The {@code images:} entry of manifests/base/kustomization.yaml (there must be exactly one). */
     private static JsonNode imagesEntry() throws Exception {
         JsonNode k = YAML.readTree(MANIFESTS.resolve("base/kustomization.yaml").toFile());
