@@ -5,8 +5,8 @@ Usage: bench/history-check.py [REV]   (REV: the commit whose docs/benchmarks.md 
 
 1. Nothing lost: every non-empty line of REV's docs/benchmarks.md is in docs/benchmarks/*.md, as often as it was
    (the sorted multiset of the old file's non-empty lines is contained in the new files').
-2. Links: every relative Markdown link in docs/benchmarks.md and docs/benchmarks/*.md names a file that exists
-   and, with a #fragment, a heading of that file (GitHub's anchor rules: lower case, punctuation dropped,
+2. Links: every relative Markdown link in docs/benchmarks.md and docs/benchmarks/*.md, and every one into them from
+   README.md and docs/*.md, names a file that exists and, with a #fragment, a heading of that file (GitHub's anchor rules: lower case, punctuation dropped,
    spaces to hyphens, -1, -2 … for repeats).
 Prints what is missing or broken and exits 1, or prints a one-line summary and exits 0.
 """
@@ -44,10 +44,11 @@ def main():
     want = collections.Counter(l for l in old if l.strip())
     lost = want - new
     bad = []
-    for f in [os.path.join(ROOT, "docs", "benchmarks.md")] + files:
+    others = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
+    for f in [os.path.join(ROOT, "docs", "benchmarks.md")] + files + others:
         text = re.sub(r"```.*?```", "", open(f, encoding="utf-8").read(), flags=re.S)
         for target in re.findall(r"\]\(([^)\s]+)\)", text):
-            if re.match(r"[a-z]+:", target):
+            if re.match(r"[a-z]+:", target) or (f in others and "benchmarks" not in target):
                 continue
             path, _, frag = target.partition("#")
             dest = os.path.normpath(os.path.join(os.path.dirname(f), path)) if path else f
@@ -62,7 +63,7 @@ def main():
     if lost or bad:
         sys.exit(1)
     print("history-check: %d non-empty lines of %s:docs/benchmarks.md all in %d files of docs/benchmarks/ "
-          "(%d lines there); links of docs/benchmarks.md and docs/benchmarks/ resolve"
+          "(%d lines there); links of and into docs/benchmarks.md and docs/benchmarks/ resolve"
           % (sum(want.values()), REV, len(files), sum(new.values())))
 
 
