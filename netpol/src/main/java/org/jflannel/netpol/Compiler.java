@@ -46,7 +46,8 @@ public final class Compiler {
                 continue;
             }
             for (Direction d : Direction.values()) {
-                List<Policy> policies = s.isolating(p, d);
+                // by id: the table depends on the state, never on the order the objects came in
+                List<Policy> policies = s.isolating(p, d).stream().sorted(Comparator.comparing(Policy::id)).toList();
                 if (!policies.isEmpty()) {
                     chains.add(b.chain(p, d, policies));
                 }
