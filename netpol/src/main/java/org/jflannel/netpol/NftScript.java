@@ -74,16 +74,146 @@ public final class NftScript {
         sb.append("  }\n");
         for (PodChain c : rules.chains()) {
             sb.append("  chain ").append(c.name()).append(" {\n");
-            sb.append("    comment \"").append(c.direction().name().toLowerCase(java.util.Locale.ROOT)).append(' ')
-                    .append(c.pod()).append("\"\n");
-            for (Allow a : c.allows()) {
-                for (String line : lines(c.direction(), a)) {
-                    sb.append("    ").append(line).append(" return\n");
-                }
+            sb.append("    comment ").append(comment(c)).append('\n');
+            for (String rule : rules(c)) {
+                sb.append("    ").append(rule).append('\n');
             }
-            sb.append("    counter drop\n  }\n");
+            sb.append("  }\n");
         }
         return sb.append("}\n").toString();
+    }
+
+    /**
+     * The commands that turn the table {@code old} describes (as loaded: by {@link #replace} or by earlier updates)
+     * into {@code now}'s, as one transaction: new sets and their elements, new chains, changed chains flushed and
+     * refilled, the verdict maps' elements, then the chains and sets nothing uses any more. A pod's label change
+     * is a few set elements; a pod's own rules, one chain. Empty when nothing changed.
+     */
+    public static String update(NodeRules old, NodeRules now) {
+        StringBuilder sb = new StringBuilder();
+        String t = " inet " + TABLE + " ";
+        for (AddrSet s : now.sets().values()) {
+            AddrSet was = old.sets().get(s.name());
+            if (was == null) {
+                sb.append("add set").append(t).append(s.name()).append(" { type ").append(addrType(s.family())).append("; }\n");
+            }
+            elementChanges(sb, t, s.name(), was == null ? List.of() : strings(was.elements()), strings(s.elements()));
+        }
+        for (PortSet s : now.portSets().values()) {
+            PortSet was = old.portSets().get(s.name());
+            if (was == null) {
+                sb.append("add set").append(t).append(s.name()).append(" { type ").append(addrType(s.family()))
+                        .append(" . inet_proto . inet_service; }\n");
+            }
+            elementChanges(sb, t, s.name(), was == null ? List.of() : portStrings(was), portStrings(s));
+        }
+        java.util.Map<String, PodChain> oldChains = new java.util.HashMap<>();
+        old.chains().forEach(c -> oldChains.put(c.name(), c));
+        java.util.Set<String> nowChains = new java.util.HashSet<>();
+        for (PodChain c : now.chains()) {
+            nowChains.add(c.name());
+            PodChain was = oldChains.get(c.name());
+            if (was != null && was.allows().equals(c.allows()) && was.pod().equals(c.pod())) {
+                continue;
+            }
+            if (was == null) {
+                sb.append("add chain").append(t).append(c.name()).append(" { comment ").append(comment(c)).append("; }\n");
+            } else {
+                sb.append("flush chain").append(t).append(c.name()).append('\n');
+            }
+            for (String rule : rules(c)) {
+                sb.append("add rule").append(t).append(c.name()).append(' ').append(rule).append('\n');
+            }
+        }
+        for (Direction d : Direction.values()) {
+            for (int family : new int[] {4, 6}) {
+                java.util.Map<String, String> was = jumps(old, d, family);
+                java.util.Map<String, String> is = jumps(now, d, family);
+                List<String> gone = new ArrayList<>();
+                List<String> added = new ArrayList<>();
+                was.forEach((addr, chain) -> {
+                    if (!chain.equals(is.get(addr))) {
+                        gone.add(addr);
+                    }
+                });
+                is.forEach((addr, chain) -> {
+                    if (!chain.equals(was.get(addr))) {
+                        added.add(addr + " : jump " + chain);
+                    }
+                });
+                String map = dispatch(d, family);
+                if (!gone.isEmpty()) {
+                    sb.append("delete element").append(t).append(map).append(" { ").append(String.join(", ", gone)).append(" }\n");
+                }
+                if (!added.isEmpty()) {
+                    sb.append("add element").append(t).append(map).append(" { ").append(String.join(", ", added)).append(" }\n");
+                }
+            }
+        }
+        for (PodChain c : old.chains()) {
+            if (!nowChains.contains(c.name())) {
+                sb.append("delete chain").append(t).append(c.name()).append('\n');
+            }
+        }
+        for (String name : old.sets().keySet()) {
+            if (!now.sets().containsKey(name)) {
+                sb.append("delete set").append(t).append(name).append('\n');
+            }
+        }
+        for (String name : old.portSets().keySet()) {
+            if (!now.portSets().containsKey(name)) {
+                sb.append("delete set").append(t).append(name).append('\n');
+            }
+        }
+        return sb.toString();
+    }
+
+    private static void elementChanges(StringBuilder sb, String t, String set, List<String> was, List<String> is) {
+        java.util.Set<String> before = new java.util.LinkedHashSet<>(was);
+        java.util.Set<String> after = new java.util.LinkedHashSet<>(is);
+        List<String> gone = was.stream().filter(e -> !after.contains(e)).toList();
+        List<String> added = is.stream().filter(e -> !before.contains(e)).toList();
+        if (!gone.isEmpty()) {
+            sb.append("delete element").append(t).append(set).append(" { ").append(String.join(", ", gone)).append(" }\n");
+        }
+        if (!added.isEmpty()) {
+            sb.append("add element").append(t).append(set).append(" { ").append(String.join(", ", added)).append(" }\n");
+        }
+    }
+
+    private static List<String> strings(java.util.SortedSet<Addr> elements) {
+        return elements.stream().map(Addr::toString).toList();
+    }
+
+    private static List<String> portStrings(PortSet s) {
+        return s.elements().stream().map(e -> e.addr() + " . " + e.protocol().nft() + " . " + e.port()).toList();
+    }
+
+    /** A direction's verdict-map elements of one family: address to chain. */
+    private static java.util.Map<String, String> jumps(NodeRules r, Direction d, int family) {
+        java.util.Map<String, String> m = new java.util.TreeMap<>();
+        for (PodChain c : r.chains()) {
+            if (c.direction() == d) {
+                c.addresses().stream().filter(a -> a.family() == family).forEach(a -> m.put(a.toString(), c.name()));
+            }
+        }
+        return m;
+    }
+
+    /** A chain's rules: one {@code return} per allowed match, then the drop. */
+    static List<String> rules(PodChain c) {
+        List<String> out = new ArrayList<>();
+        for (Allow a : c.allows()) {
+            for (String line : lines(c.direction(), a)) {
+                out.add(line + " return");
+            }
+        }
+        out.add("counter drop");
+        return out;
+    }
+
+    private static String comment(PodChain c) {
+        return "\"" + c.direction().name().toLowerCase(java.util.Locale.ROOT) + " " + c.pod() + "\"";
     }
 
     /** The verdict map that sends a direction's packets of one family to their pod's chain. */
@@ -116,9 +246,29 @@ public final class NftScript {
         if (ranges.isEmpty()) {
             return "";
         }
-        return " meta l4proto . th dport { " + ranges.stream().map(r -> r.protocol().nft() + " . "
-                + (r.from() == r.to() ? Integer.toString(r.from()) : r.from() + "-" + r.to())).distinct()
+        return " meta l4proto . th dport { " + disjoint(ranges).stream().map(r -> r.protocol().nft() + " . "
+                + (r.from() == r.to() ? Integer.toString(r.from()) : r.from() + "-" + r.to()))
                 .collect(Collectors.joining(", ")) + " }";
+    }
+
+    /**
+     * The ranges merged where they overlap or touch, per protocol, in order: an interval set refuses overlapping
+     * elements ({@code tcp . 80-81, tcp . 80}: "File exists"), and a rule's ports often overlap (two policies, a
+     * named port inside a range).
+     */
+    static List<PortRange> disjoint(List<PortRange> ranges) {
+        List<PortRange> sorted = new ArrayList<>(ranges);
+        sorted.sort(java.util.Comparator.comparing(PortRange::protocol).thenComparingInt(PortRange::from));
+        List<PortRange> out = new ArrayList<>();
+        for (PortRange r : sorted) {
+            PortRange last = out.isEmpty() ? null : out.get(out.size() - 1);
+            if (last != null && last.protocol() == r.protocol() && r.from() <= last.to() + 1) {
+                out.set(out.size() - 1, new PortRange(r.protocol(), last.from(), Math.max(last.to(), r.to())));
+            } else {
+                out.add(r);
+            }
+        }
+        return out;
     }
 
     private static String addrType(int family) {

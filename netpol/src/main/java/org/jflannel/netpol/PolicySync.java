@@ -17,7 +17,10 @@ import org.slf4j.LoggerFactory;
  * Keeps what the policies depend on (pods, namespaces' labels, policies; fed by the API side in any order)
  * and keeps the node's table equal to what they compile to: after a change, on its thread
  * {@code netpol-sync}, it compiles the state for {@code node}, renders the table and hands the script
- * to {@code applier} when it differs from the one last applied. Changes that arrive meanwhile are taken
+ * to {@code applier}: the first time (and every {@link #REPLACE_EVERY_MS}, and after a failed load) the whole
+ * table, replacing what the kernel holds; otherwise only the commands that turn the table last loaded into the
+ * new one ({@link NftScript#update}: a few set elements for a pod's label change), nothing when it is the same.
+ * Changes that arrive meanwhile are taken
  * by the next run (one run at a time, none queued twice). Nothing is applied before {@link #ready()}:
  * until the API side has its first listing of everything, the table the kernel has (the last process's,
  * after a restart) stays, rather than one made from half the objects. A failed apply is logged and
@@ -27,6 +30,7 @@ import org.slf4j.LoggerFactory;
 public final class PolicySync implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PolicySync.class);
     static final long RETRY_MS = 1000;
+    static final long REPLACE_EVERY_MS = TimeUnit.MINUTES.toMillis(5);
 
     /** Where the script goes: flanneld's {@code nft -f}; tests keep it. */
     @FunctionalInterface
@@ -49,6 +53,9 @@ public final class PolicySync implements AutoCloseable {
     private final AtomicBoolean ready = new AtomicBoolean();
     private final ScheduledExecutorService thread;
     private volatile String applied;
+    /** What the kernel's table holds, as far as this process loaded it; null: load the whole table next. */
+    private volatile NodeRules appliedRules;
+    private volatile boolean forceReplace;
     private volatile Status status = new Status(false, 0, 0, 0, 0, 0, 0, Map.of(), null, 0);
 
     public PolicySync(String node, Applier applier) {
@@ -59,6 +66,12 @@ public final class PolicySync implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        // updates touch only what changed; now and then the whole table is loaded again, so that a table changed by
+        // hand (an element deleted, a chain flushed) is put right
+        thread.scheduleWithFixedDelay(() -> {
+            forceReplace = true;
+            changed();
+        }, REPLACE_EVERY_MS, REPLACE_EVERY_MS, TimeUnit.MILLISECONDS);
     }
 
     public void pod(String id, PodInfo p) {
@@ -146,10 +159,12 @@ public final class PolicySync implements AutoCloseable {
         long start = System.nanoTime();
         ClusterState s = state();
         NodeRules rules = Compiler.compile(s, node);
-        String script = NftScript.replace(rules);
+        NodeRules loaded = forceReplace ? null : appliedRules;
+        forceReplace = false;
+        String script = loaded == null ? NftScript.replace(rules) : NftScript.update(loaded, rules);
         Status before = status;
         int localPods = (int) s.pods().stream().filter(p -> p.subject() && node.equals(p.node())).count();
-        if (script.equals(applied)) {
+        if (script.isEmpty()) {
             status = new Status(true, before.applies(), before.failures(), s.policies().size(), localPods, rules.chains().size(),
                     rules.sets().size() + rules.portSets().size(), Map.copyOf(rejected), before.lastError(), before.lastApplyNanos());
             return;
@@ -157,6 +172,7 @@ public final class PolicySync implements AutoCloseable {
         try {
             applier.apply(script);
             applied = script;
+            appliedRules = rules;
             long took = System.nanoTime() - start;
             status = new Status(true, before.applies() + 1, before.failures(), s.policies().size(), localPods, rules.chains().size(),
                     rules.sets().size() + rules.portSets().size(), Map.copyOf(rejected), null, took);
@@ -170,6 +186,7 @@ public final class PolicySync implements AutoCloseable {
             if (!err.equals(before.lastError())) {
                 LOG.warn("network policy apply failed node={} error=\"{}\" (retrying every {} ms)", node, err, RETRY_MS);
             }
+            appliedRules = null; // whatever the kernel holds now, the next load replaces the whole table
             status = new Status(true, before.applies(), before.failures() + 1, s.policies().size(), localPods, rules.chains().size(),
                     rules.sets().size() + rules.portSets().size(), Map.copyOf(rejected), err, before.lastApplyNanos());
             thread.schedule(() -> {
@@ -197,9 +214,14 @@ public final class PolicySync implements AutoCloseable {
         return false;
     }
 
-    /** The last script applied, if any. */
+    /** The last script applied (the whole table, or the commands of an update), if any. */
     public Optional<String> applied() {
         return Optional.ofNullable(applied);
+    }
+
+    /** The rules the kernel's table holds, as this process last loaded them, if any. */
+    public Optional<NodeRules> appliedRules() {
+        return Optional.ofNullable(appliedRules);
     }
 
     /** Stops the thread; the table stays in the kernel (fail closed: a restart takes it over). */

@@ -80,7 +80,9 @@ class CompilerPropertyTest {
     @Provide
     Arbitrary<ClusterState> clusters() {
         Arbitrary<List<PodInfo>> pods = pod().list().ofMinSize(1).ofMaxSize(8).map(CompilerPropertyTest::numbered);
-        Arbitrary<List<Policy>> policies = policy().list().ofMaxSize(4);
+        // one object per namespace and name, as the API server keeps them
+        Arbitrary<List<Policy>> policies = policy().list().ofMaxSize(4).map(l -> List.copyOf(l.stream()
+                .collect(java.util.stream.Collectors.toMap(Policy::id, x -> x, (x, y) -> x, java.util.LinkedHashMap::new)).values()));
         Arbitrary<Map<String, Map<String, String>>> ns = Arbitraries.of("prod", "dev").list().ofSize(3).map(envs -> {
             Map<String, Map<String, String>> m = new TreeMap<>();
             for (int i = 0; i < 3; i++) {

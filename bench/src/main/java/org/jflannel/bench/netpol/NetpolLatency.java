@@ -9,17 +9,16 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.jflannel.netpol.ClusterState;
 import org.jflannel.netpol.Compiler;
 import org.jflannel.netpol.NftScript;
+import org.jflannel.netpol.NodeRules;
 import org.jflannel.netpol.PodInfo;
 import org.jflannel.netpol.Policy;
 import org.jflannel.netpol.PolicySync;
@@ -34,9 +33,10 @@ import org.jflannel.testsupport.kube.KubeMockServer;
  * changes, one at a time (a label of one of n1's pods, a new policy selecting one of them, a policy deleted, in
  * turn; a change that leaves n1's table as it was is not counted): the time from the API write
  * to the end of the {@code nft -f} that loads the table the change makes (the bench compiles the expected
- * table itself, so a load that does not hold the change yet does not count). Prints one result line:
- * {@code netpol-latency pods=... policies=... localPods=... chains=... sets=... changes=... p50=...ms p99=...ms max=...ms
- * firstLoad=...ms scriptBytes=...}.
+ * rules itself, so a load that does not hold the change yet does not count). The first load is the whole table,
+ * the others updates ({@code NftScript.update}). Prints one result line: {@code netpol-latency pods=... policies=...
+ * localPods=... chains=... sets=... changes=... p50=...ms p99=...ms max=...ms firstLoad=...ms tableBytes=...
+ * updateBytesMedian=...}.
  *
  * <pre>java -cp bench/target/benchmarks.jar org.jflannel.bench.netpol.NetpolLatency NETNS PODS POLICIES CHANGES</pre>
  */
@@ -56,8 +56,6 @@ public final class NetpolLatency {
         int policies = Integer.parseInt(args[2]);
         int changes = Integer.parseInt(args[3]);
         Random random = new Random(42);
-        AtomicReference<String> loaded = new AtomicReference<>("");
-        Object lock = new Object();
         long[] loadEnd = new long[1];
         int[] scriptBytes = new int[1];
         PolicySync.Applier nft = script -> {
@@ -68,11 +66,9 @@ public final class NetpolLatency {
             if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 throw new IllegalStateException("nft -f: " + out);
             }
-            synchronized (lock) {
-                loaded.set(script);
+            synchronized (loadEnd) {
                 loadEnd[0] = System.nanoTime();
                 scriptBytes[0] = script.length();
-                lock.notifyAll();
             }
         };
         try (KubeMockServer server = KubeMockServer.start(); KubernetesClient client = server.newClient()) {
@@ -102,8 +98,10 @@ public final class NetpolLatency {
             long start = System.nanoTime();
             try (PolicySync sync = new PolicySync(NODE, nft); PolicyInformers informers = PolicyInformers.start(client, sync,
                     Duration.ofMinutes(5))) {
-                String expected = expected(podObjects, nsLabels, policyObjects);
-                long firstLoad = awaitLoaded(loaded, lock, loadEnd, expected, start);
+                NodeRules expected = expected(podObjects, nsLabels, policyObjects);
+                long firstLoad = awaitLoaded(sync, loadEnd, expected, start);
+                int fullBytes = scriptBytes[0];
+                List<Integer> updateBytes = new ArrayList<>();
                 List<Long> latencies = new ArrayList<>();
                 for (int c = 0; c < changes; c++) {
                     long writeAt;
@@ -137,18 +135,20 @@ public final class NetpolLatency {
                                     .withName(np.getMetadata().getName()).delete();
                         }
                     }
-                    String want = expected(podObjects, nsLabels, policyObjects);
-                    if (want.equals(loaded.get())) {
+                    NodeRules want = expected(podObjects, nsLabels, policyObjects);
+                    if (sync.appliedRules().filter(want::equals).isPresent()) {
                         continue; // the change does not touch this node's table
                     }
-                    latencies.add(awaitLoaded(loaded, lock, loadEnd, want, writeAt));
+                    latencies.add(awaitLoaded(sync, loadEnd, want, writeAt));
+                    updateBytes.add(scriptBytes[0]);
                 }
                 long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
                 PolicySync.Status s = sync.status();
                 System.out.printf("netpol-latency pods=%d policies=%d localPods=%d chains=%d sets=%d changes=%d p50=%.1fms p99=%.1fms"
-                                + " max=%.1fms firstLoad=%.0fms scriptBytes=%d%n", pods, policies, s.localPods(), s.chains(), s.sets(),
-                        sorted.length, pct(sorted, 50), pct(sorted, 99), sorted.length == 0 ? 0 : sorted[sorted.length - 1] / 1e6,
-                        firstLoad / 1e6, scriptBytes[0]);
+                                + " max=%.1fms firstLoad=%.0fms tableBytes=%d updateBytesMedian=%d%n", pods, policies, s.localPods(),
+                        s.chains(), s.sets(), sorted.length, pct(sorted, 50), pct(sorted, 99),
+                        sorted.length == 0 ? 0 : sorted[sorted.length - 1] / 1e6, firstLoad / 1e6, fullBytes,
+                        updateBytes.isEmpty() ? 0 : updateBytes.stream().sorted().toList().get(updateBytes.size() / 2));
             }
         }
     }
@@ -175,27 +175,28 @@ public final class NetpolLatency {
         return sorted[Math.max(0, Math.min(sorted.length - 1, i))] / 1e6;
     }
 
-    /** Nanoseconds from {@code since} to the end of the load of {@code want} (at most 120 s). */
-    private static long awaitLoaded(AtomicReference<String> loaded, Object lock, long[] loadEnd, String want, long since)
-            throws InterruptedException {
+    /**
+     * Nanoseconds from {@code since} to the end of the load that made the kernel's table {@code want} (at most 120 s;
+     * polled every millisecond, the load's own end time taken).
+     */
+    private static long awaitLoaded(PolicySync sync, long[] loadEnd, NodeRules want, long since) throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        synchronized (lock) {
-            while (!want.equals(loaded.get())) {
-                long left = end - System.nanoTime();
-                if (left <= 0) {
-                    throw new IllegalStateException("the expected table was not loaded within 120 s; first difference: "
-                            + firstDifference(want, loaded.get()));
-                }
-                lock.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        while (sync.appliedRules().filter(want::equals).isEmpty()) {
+            if (System.nanoTime() > end) {
+                throw new IllegalStateException("the expected table was not loaded within 120 s; first difference: "
+                        + firstDifference(NftScript.replace(want), sync.appliedRules().map(NftScript::replace).orElse("")));
             }
+            Thread.sleep(1);
+        }
+        synchronized (loadEnd) {
             return loadEnd[0] - since;
         }
     }
 
-    private static String expected(Map<String, Pod> pods, Map<String, Map<String, String>> ns, Map<String, NetworkPolicy> policies) {
+    private static NodeRules expected(Map<String, Pod> pods, Map<String, Map<String, String>> ns, Map<String, NetworkPolicy> policies) {
         List<PodInfo> p = pods.values().stream().map(ApiObjects::pod).toList();
         List<Policy> pol = policies.values().stream().map(ApiObjects::policy).toList();
-        return NftScript.replace(Compiler.compile(new ClusterState(p, ns, pol), NODE));
+        return Compiler.compile(new ClusterState(p, ns, pol), NODE);
     }
 
     private static Pod pod(int i, int app, String tier) {
@@ -221,9 +222,5 @@ public final class NetpolLatency {
 
     private static String key(io.fabric8.kubernetes.api.model.HasMetadata o) {
         return o.getMetadata().getNamespace() + "/" + o.getMetadata().getName();
-    }
-
-    static String join(Object... parts) {
-        return String.join(" ", Arrays.stream(parts).map(String::valueOf).toList());
     }
 }
