@@ -35,7 +35,10 @@ class PolicySyncTest {
             sync.policy("x/deny", null, null);
             assertThat(sync.awaitIdle(5000)).isTrue();
             assertThat(applied).hasSize(2);
-            assertThat(applied.get(1)).doesNotContain("jump in_");
+            assertThat(applied.get(0)).as("the first load: the whole table").startsWith("add table inet jflannel-netpol");
+            assertThat(applied.get(1)).as("then an update: the chain and its map elements go").doesNotContain("table ")
+                    .contains("delete element inet jflannel-netpol ingress4 { 10.244.1.2 }").contains("delete chain")
+                    .doesNotContain("jump in_");
         }
     }
 
@@ -58,6 +61,7 @@ class PolicySyncTest {
                 Thread.sleep(20);
             }
             assertThat(applied).as("applied on the retry").hasSize(1);
+            assertThat(applied.get(0)).as("after a failed load, the whole table").startsWith("add table inet jflannel-netpol");
             assertThat(sync.status().failures()).isEqualTo(1);
             assertThat(sync.status().rejected()).containsOnlyKeys("x/bad");
             assertThat(sync.status().policies()).isEqualTo(1);
