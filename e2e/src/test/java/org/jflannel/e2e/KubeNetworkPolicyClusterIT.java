@@ -10,11 +10,7 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -40,6 +36,7 @@ import org.jflannel.testsupport.cluster.ClusterOptions;
 import org.jflannel.testsupport.cluster.ClusterPerClass;
 import org.jflannel.testsupport.cluster.NetnsCluster;
 import org.jflannel.testsupport.cluster.Pod;
+import org.jflannel.testsupport.netns.Reachability;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -232,38 +229,15 @@ class KubeNetworkPolicyClusterIT {
 
     /** A TCP connect from pod namespace {@code ns}: the socket made there, the SYN-ACK needed back. */
     private static boolean connects(String ns, InetAddress dst, int port) throws Exception {
-        try (NetNs n = NetNs.open(ns); Socket s = n.call(() -> {
-            Socket x = new Socket();
-            x.bind(null);
-            return x;
-        })) {
-            s.connect(new InetSocketAddress(dst, port), 2000);
-            return true;
-        } catch (IOException e) {
-            return false;
+        try (NetNs n = NetNs.open(ns)) {
+            return Reachability.tcpConnects(n, dst, port, Duration.ofSeconds(2));
         }
     }
 
-    private List<AutoCloseable> listen(Pod p) throws Exception {
-        List<AutoCloseable> all = new ArrayList<>();
+    private static List<AutoCloseable> listen(Pod p) throws Exception {
         try (NetNs n = NetNs.open(p.namespace())) {
-            for (int port : PORTS) {
-                ServerSocket ss = n.call(() -> new ServerSocket(port));
-                all.add(ss);
-                Thread t = new Thread(() -> {
-                    while (!ss.isClosed()) {
-                        try (Socket s = ss.accept()) {
-                            s.getOutputStream().flush();
-                        } catch (IOException e) {
-                            return;
-                        }
-                    }
-                }, "netpol-listen-" + p.name() + "-" + port);
-                t.setDaemon(true);
-                t.start();
-            }
+            return Reachability.tcpListeners(n, PORTS);
         }
-        return all;
     }
 
     private void namespace(String name, Map<String, String> labels) throws Exception {

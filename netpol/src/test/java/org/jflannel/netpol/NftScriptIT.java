@@ -2,13 +2,7 @@ package org.jflannel.netpol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.net.DatagramPacket;
-import java.net.DatagramSocket;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +15,7 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.jflannel.linuxnet.netns.NetNs;
 import org.jflannel.testsupport.netns.NetnsTest;
+import org.jflannel.testsupport.netns.Reachability;
 
 /**
  * The rendered script in the real kernel: a node namespace with a bridge {@code cni0} (br_netfilter on, as
@@ -83,7 +78,7 @@ class NftScriptIT {
         List<AutoCloseable> servers = new ArrayList<>();
         try {
             for (Map.Entry<String, NetNs> e : ns.entrySet()) {
-                servers.addAll(listen(e.getValue(), byName.get(e.getKey())));
+                servers.addAll(listen(e.getValue()));
             }
             ClusterState before = Fixtures.state(pods, policies);
             load(node, before);
@@ -141,73 +136,17 @@ class NftScriptIT {
         assertThat(expected).as("the case denies some and allows some").containsValue(true).containsValue(false);
     }
 
-    /**
-     * A TCP connect (which needs the SYN-ACK back) or a UDP echo from {@code from} to {@code to}:{@code port}. The
-     * socket is made (bound) in the namespace, where it stays; the waiting happens on the caller's thread, so
-     * probes from one namespace run side by side.
-     */
+    /** A TCP connect (which needs the SYN-ACK back) or a UDP echo from {@code from} to {@code to}:{@code port}. */
     private static boolean reaches(NetNs from, Addr to, Protocol proto, int port) throws Exception {
         InetAddress dst = InetAddress.getByName(to.toString());
-        if (proto == Protocol.TCP) {
-            try (Socket s = from.call(() -> {
-                Socket x = new Socket();
-                x.bind(null);
-                return x;
-            })) {
-                s.connect(new InetSocketAddress(dst, port), 1500);
-                return true;
-            } catch (IOException e) {
-                return false;
-            }
-        }
-        {
-            try (DatagramSocket s = from.call(DatagramSocket::new)) {
-                s.setSoTimeout(1500);
-                byte[] msg = "hello".getBytes(StandardCharsets.US_ASCII);
-                s.send(new DatagramPacket(msg, msg.length, new InetSocketAddress(dst, port)));
-                DatagramPacket back = new DatagramPacket(new byte[16], 16);
-                s.receive(back);
-                return true;
-            } catch (IOException e) {
-                return false;
-            }
-        }
+        Duration within = Duration.ofMillis(1500);
+        return proto == Protocol.TCP ? Reachability.tcpConnects(from, dst, port, within) : Reachability.udpEchoes(from, dst, port, within);
     }
 
     /** TCP 80 and 81 (accepting and closing) and a UDP 80 echo on every address of the pod, until closed. */
-    private static List<AutoCloseable> listen(NetNs ns, PodInfo p) throws Exception {
-        List<AutoCloseable> all = new ArrayList<>();
-        for (int port : new int[] {80, 81}) {
-            ServerSocket ss = ns.call(() -> new ServerSocket(port));
-            all.add(ss);
-            Thread t = new Thread(() -> {
-                while (!ss.isClosed()) {
-                    try (Socket s = ss.accept()) {
-                        s.getOutputStream().flush();
-                    } catch (IOException e) {
-                        return;
-                    }
-                }
-            }, "np-tcp-" + p.name() + "-" + port);
-            t.setDaemon(true);
-            t.start();
-        }
-        DatagramSocket ds = ns.call(() -> new DatagramSocket(80));
-        all.add(ds);
-        Thread t = new Thread(() -> {
-            byte[] buf = new byte[64];
-            while (!ds.isClosed()) {
-                try {
-                    DatagramPacket in = new DatagramPacket(buf, buf.length);
-                    ds.receive(in);
-                    ds.send(new DatagramPacket(buf, in.getLength(), in.getSocketAddress()));
-                } catch (IOException e) {
-                    return;
-                }
-            }
-        }, "np-udp-" + p.name());
-        t.setDaemon(true);
-        t.start();
+    private static List<AutoCloseable> listen(NetNs ns) throws Exception {
+        List<AutoCloseable> all = new ArrayList<>(Reachability.tcpListeners(ns, 80, 81));
+        all.add(Reachability.udpEcho(ns, 80));
         return all;
     }
 
