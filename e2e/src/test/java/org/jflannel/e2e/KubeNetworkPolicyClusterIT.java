@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -53,7 +54,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * listens on TCP 80 and 81, and every pod tries every other on both ports, same-node pairs across cni0
  * and cross-node pairs through flannel.1. With policies created through the API, what gets through
  * becomes exactly what the spec allows ({@link Spec}, on the same objects), within a bound; then a pod's
- * labels change and the truth follows; then the policies go and everything passes again.
+ * labels change and the truth follows; a daemon killed and restarted lets no denied connection through
+ * meanwhile (the table stays in the kernel, fail closed) and takes the table over; 30 s without the API
+ * server the rules stay; then the policies go and everything passes again.
  */
 @Tag("e2e")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -162,6 +165,74 @@ class KubeNetworkPolicyClusterIT {
 
     @Test
     @Order(4)
+    void aDaemonKilledAndRestartedLetsNoDeniedConnectionThroughMeanwhileAndTakesTheTableOver() throws Exception {
+        Map<String, Boolean> truth = awaitTruth("before the restart");
+        String denied = truth.entrySet().stream().filter(e -> !e.getValue()).map(Map.Entry::getKey).findFirst().orElseThrow();
+        PodInfo from = pods.get(denied.substring(0, denied.indexOf("->")));
+        PodInfo to = pods.get(denied.substring(denied.indexOf("->") + 2, denied.indexOf(':')));
+        int port = Integer.parseInt(denied.substring(denied.indexOf(':') + 1));
+        ClusterNode node = cluster.nodes().stream().filter(n -> n.name().equals(to.node())).findFirst().orElseThrow();
+        // tries the denied connection again and again while the daemon of its destination's node is down and back
+        java.util.concurrent.atomic.AtomicInteger tries = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger through = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        InetAddress dst = InetAddress.getByName(to.ips().get(0).toString());
+        String ns = harnessPods.get(from.name()).namespace();
+        Thread prober = new Thread(() -> {
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (!stop.get() && System.nanoTime() < end) {
+                try {
+                    tries.incrementAndGet();
+                    if (connects(ns, dst, port, Duration.ofMillis(300))) {
+                        through.incrementAndGet();
+                    }
+                } catch (Exception e) {
+                    return;
+                }
+            }
+        }, "netpol-restart-prober");
+        prober.start();
+        try {
+            node.kill();
+            node.start();
+            node.awaitReady();
+            JsonNode doc = awaitListed(node);
+            assertThat(doc.path("loads").asInt()).as("the new daemon loaded the table").isGreaterThanOrEqualTo(1);
+        } finally {
+            stop.set(true);
+            prober.join(10_000);
+        }
+        System.out.println("netpol: " + denied + " tried " + tries.get() + " times across the restart of " + node.name());
+        assertThat(tries.get()).as("tries of the denied connection").isGreaterThan(3);
+        assertThat(through.get()).as("tries of %s that got through while its node's daemon restarted", denied).isZero();
+        awaitTruth("after the restart of " + node.name());
+    }
+
+    @Test
+    @Order(5)
+    void anApiServerOutageKeepsTheRulesAndAChangeMadeMeanwhileTakesEffectAfter() throws Exception {
+        Map<String, Boolean> truth = awaitTruth("before the outage");
+        cluster.stopKubeApi();
+        try {
+            // written through the server's other front, which the daemons do not use: they see it after the outage
+            String batch = pods.values().stream().filter(p -> "batch".equals(p.labels().get("role"))).findFirst().orElseThrow().name();
+            publishPod(harnessPods.get(batch), "x", Map.of("role", "web"), 0);
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            int rounds = 0;
+            while (System.nanoTime() < end) { // 30 s without the API: the kernel's rules are the daemons' last
+                assertThat(probe()).as("30 s into an API outage, round %d", rounds).isEqualTo(truth);
+                rounds++;
+            }
+            assertThat(rounds).isPositive();
+        } finally {
+            cluster.resumeKubeApi();
+        }
+        Map<String, Boolean> after = awaitTruth("after the outage, with the change made during it");
+        assertThat(after).as("the change made during the outage").isNotEqualTo(truth);
+    }
+
+    @Test
+    @Order(6)
     void withThePoliciesDeletedEverythingPassesAgain() throws Exception {
         for (NetworkPolicy np : policies.values()) {
             cluster.deleteKubeObject(Serialization.asJson(np));
@@ -191,6 +262,12 @@ class KubeNetworkPolicyClusterIT {
         Map<String, Boolean> got;
         do {
             got = probe();
+            Map<String, Boolean> g = got;
+            List<String> off = expected.keySet().stream().filter(k -> !expected.get(k).equals(g.get(k)))
+                    .map(k -> k + (expected.get(k) ? " denied" : " passed")).toList();
+            if (!off.isEmpty()) {
+                System.out.println("netpol: " + what + ": not yet: " + off);
+            }
             if (got.equals(expected)) {
                 System.out.println("netpol: " + what + ": truth table of " + expected.size() + " probes after "
                         + (System.nanoTime() - start) / 1_000_000 + " ms");
@@ -229,8 +306,31 @@ class KubeNetworkPolicyClusterIT {
 
     /** A TCP connect from pod namespace {@code ns}: the socket made there, the SYN-ACK needed back. */
     private static boolean connects(String ns, InetAddress dst, int port) throws Exception {
+        return connects(ns, dst, port, Duration.ofSeconds(2));
+    }
+
+    private static boolean connects(String ns, InetAddress dst, int port, Duration within) throws Exception {
         try (NetNs n = NetNs.open(ns)) {
-            return Reachability.tcpConnects(n, dst, port, Duration.ofSeconds(2));
+            return Reachability.tcpConnects(n, dst, port, within);
+        }
+    }
+
+    /** The node's {@code /policy} once its daemon has listed everything (within the convergence bound). */
+    private static JsonNode awaitListed(ClusterNode node) throws Exception {
+        long end = System.nanoTime() + CONVERGE_WITHIN.toNanos();
+        while (true) {
+            try {
+                JsonNode doc = JSON.readTree(node.document("/policy"));
+                if (doc.path("listed").asBoolean() && doc.path("loads").asInt() > 0) {
+                    return doc;
+                }
+            } catch (IOException e) {
+                // not serving yet
+            }
+            if (System.nanoTime() > end) {
+                throw new AssertionError("/policy on " + node.name() + " not listed within " + CONVERGE_WITHIN);
+            }
+            Thread.sleep(100);
         }
     }
 
