@@ -131,7 +131,11 @@ class KubeNetworkPolicyClusterIT {
         assertThat(truth).as("some pairs denied, some allowed").containsValue(true).containsValue(false);
 
         // what each daemon says of it: its pods and the policies isolating each (/policy), and its series
+        double droppedIn = 0;
+        double droppedOut = 0;
         for (ClusterNode n : cluster.nodes()) {
+            droppedIn += Math.max(0, n.metric("flanneld_netpol_dropped_packets_total{direction=\"ingress\"}"));
+            droppedOut += Math.max(0, n.metric("flanneld_netpol_dropped_packets_total{direction=\"egress\"}"));
             JsonNode doc = JSON.readTree(n.document("/policy"));
             assertThat(doc.path("listed").asBoolean()).as("/policy on %s", n.name()).isTrue();
             assertThat(doc.path("policies").asInt()).isEqualTo(2);
@@ -151,6 +155,8 @@ class KubeNetworkPolicyClusterIT {
             assertThat(n.metric("flanneld_netpol_policies{state=\"enforced\"}")).isEqualTo(2);
             assertThat(n.metric("flanneld_netpol_table_loads_total{outcome=\"ok\"}")).isGreaterThanOrEqualTo(1);
         }
+        assertThat(droppedIn).as("SYNs the db pods' policy dropped, all nodes").isPositive();
+        assertThat(droppedOut).as("SYNs namespace y's egress policy dropped, all nodes").isPositive();
     }
 
     @Test

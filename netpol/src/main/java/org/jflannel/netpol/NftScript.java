@@ -24,7 +24,7 @@ import org.jflannel.netpol.NodeRules.ToNamedPort;
  * Packets of established connections are accepted first, and IPv6 neighbour discovery (IPv4's ARP is no IP
  * packet and never reaches these hooks); the others are dispatched by address, through
  * verdict maps, to the chain of the isolated pod they enter or leave, which returns what it allows and
- * drops the rest.
+ * drops the rest, counting it in the named counter of its direction ({@link #dropCounter}).
  */
 public final class NftScript {
     /** Our one table (family inet: both IPv4 and IPv6). */
@@ -39,6 +39,9 @@ public final class NftScript {
         sb.append("add table inet ").append(TABLE).append('\n');
         sb.append("delete table inet ").append(TABLE).append('\n');
         sb.append("table inet ").append(TABLE).append(" {\n");
+        for (Direction d : Direction.values()) {
+            sb.append("  counter ").append(dropCounter(d)).append(" { }\n");
+        }
         for (AddrSet s : rules.sets().values()) {
             sb.append("  set ").append(s.name()).append(" { type ").append(addrType(s.family())).append(';')
                     .append(elements(s.elements().stream().map(Addr::toString).toList())).append(" }\n");
@@ -208,8 +211,13 @@ public final class NftScript {
                 out.add(line + " return");
             }
         }
-        out.add("counter drop");
+        out.add("counter name " + dropCounter(c.direction()) + " drop");
         return out;
+    }
+
+    /** The named counter of the packets the chains of {@code d} drop ({@code dropped_ingress}, {@code dropped_egress}). */
+    public static String dropCounter(Direction d) {
+        return "dropped_" + d.name().toLowerCase(java.util.Locale.ROOT);
     }
 
     private static String comment(PodChain c) {

@@ -83,6 +83,13 @@ class NftScriptIT {
             ClusterState before = Fixtures.state(pods, policies);
             load(node, before);
             assertMatrix(before, ns, byName);
+            List<String> list = new ArrayList<>(List.of("ip", "netns", "exec", node.name()));
+            list.addAll(DropCounters.command());
+            Process p = new ProcessBuilder(list).redirectErrorStream(true).start();
+            String counters = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(DropCounters.parse(counters)).as("the denied probes, counted per direction: %s", counters)
+                    .allSatisfy((d, packets) -> assertThat(packets).as("%s", d).isPositive());
 
             PodInfo relabelled = new PodInfo("x", "b", Map.of("pod", "z"), pb.ips(), "n1", false, List.of(), false);
             ClusterState after = Fixtures.state(List.of(pa, relabelled, pc, pr), policies);

@@ -74,8 +74,40 @@ final class NetworkPolicies implements AutoCloseable {
     /** The series of {@code flanneld_netpol_*}, read at scrape time. */
     org.jflannel.flanneld.health.Metrics.NetworkPolicySample sample() {
         PolicySync.Status s = sync.status();
+        java.util.Map<org.jflannel.netpol.Direction, Long> dropped = droppedPackets();
         return new org.jflannel.flanneld.health.Metrics.NetworkPolicySample(s.policies(), s.rejected().size(), s.localPods(),
-                s.chains(), s.applies(), s.failures(), s.lastApplyNanos() / 1e9);
+                s.chains(), s.applies(), s.failures(), s.lastApplyNanos() / 1e9,
+                dropped.getOrDefault(org.jflannel.netpol.Direction.INGRESS, -1L), dropped.getOrDefault(org.jflannel.netpol.Direction.EGRESS, -1L));
+    }
+
+    /** The table's drop counters, read with nft at scrape time (2 s at most); empty when they cannot be read. */
+    private java.util.Map<org.jflannel.netpol.Direction, Long> droppedPackets() {
+        if (!sync.status().ready() || sync.status().applies() == 0) {
+            return java.util.Map.of();
+        }
+        try {
+            org.jflannel.flanneld.exec.BoundedProcess.Result r = org.jflannel.flanneld.exec.BoundedProcess.run(
+                    org.jflannel.netpol.DropCounters.command(), "", Duration.ofSeconds(2));
+            if (r.status() != 0) {
+                throw new IOException("exit " + r.status() + ": " + r.output().strip());
+            }
+            return org.jflannel.netpol.DropCounters.parse(r.output());
+        } catch (IOException | RuntimeException e) {
+            countersFailing(e.getMessage());
+            return java.util.Map.of();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return java.util.Map.of();
+        }
+    }
+
+    private volatile String countersError;
+
+    private void countersFailing(String error) {
+        if (!String.valueOf(error).equals(countersError)) {
+            countersError = String.valueOf(error);
+            LOG.warn("network policy drop counters not readable error=\"{}\"", error);
+        }
     }
 
     /**

@@ -123,7 +123,7 @@ public final class Metrics {
 
     /** What the network-policy series read at scrape time ({@link #setNetworkPolicy}); absent without --network-policy. */
     public record NetworkPolicySample(int policies, int rejected, int localPods, int isolatedChains, long applies, long failures,
-                                      double lastApplySeconds) {
+                                      double lastApplySeconds, long droppedIngress, long droppedEgress) {
     }
 
     private volatile java.util.function.Supplier<NetworkPolicySample> networkPolicy = null;
@@ -147,6 +147,15 @@ public final class Metrics {
             .callback(cb -> withNetworkPolicy(s -> {
                 cb.call(s.applies(), "ok");
                 cb.call(s.failures(), "failed");
+            })).register(registry);
+    private final CounterWithCallback netpolDropped = CounterWithCallback.builder()
+            .name("flanneld_netpol_dropped_packets_total").help("Packets the policies dropped, entering (ingress) or leaving (egress) this node's pods")
+            .labelNames("direction")
+            .callback(cb -> withNetworkPolicy(s -> {
+                if (s.droppedIngress() >= 0) {
+                    cb.call(s.droppedIngress(), "ingress");
+                    cb.call(s.droppedEgress(), "egress");
+                }
             })).register(registry);
     private final GaugeWithCallback netpolLastApply = GaugeWithCallback.builder()
             .name("flanneld_netpol_last_load_seconds").help("Seconds the last successful load took, from the sync's start (compile, render, nft -f)")
