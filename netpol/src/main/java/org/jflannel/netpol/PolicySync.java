@@ -155,6 +155,17 @@ public final class PolicySync implements AutoCloseable {
     }
 
     private void sync() {
+        try {
+            syncOnce();
+        } catch (RuntimeException e) { // a state the compiler cannot take: logged, the kernel's table left as it is
+            LOG.error("network policy compile failed node={} error=\"{}\"", node, e.toString(), e);
+            Status b = status;
+            status = new Status(true, b.applies(), b.failures() + 1, b.policies(), b.localPods(), b.chains(), b.sets(),
+                    Map.copyOf(rejected), e.toString(), b.lastApplyNanos());
+        }
+    }
+
+    private void syncOnce() {
         pending.set(false);
         long start = System.nanoTime();
         ClusterState s = state();
