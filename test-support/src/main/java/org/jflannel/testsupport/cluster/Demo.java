@@ -16,13 +16,15 @@ import org.jflannel.testsupport.cluster.ClusterOptions.Mode;
  */
 public final class Demo {
     static final String USAGE = """
-            usage: bin/demo [--nodes N] [--mode etcd|kube] [--backend vxlan|udp|host-gw|wireguard] [--dual-stack] [--keep]
+            usage: bin/demo [--nodes N] [--mode etcd|kube] [--backend vxlan|udp|host-gw|wireguard] [--dual-stack] [--network-policy] [--keep]
               --nodes N     nodes (network namespaces), default 3, at most %d
               --mode M      lease source: etcd (a real etcd, default) or kube (Kubernetes mock API server)
               --backend B   data plane: vxlan (default), udp, host-gw (routes only: the nodes share one L2)
                             or wireguard (encrypted; userspace WireGuard on flannel-wg)
               --dual-stack  IPv4 and IPv6: EnableIPv6 with IPv6Network %s, a ULA underlay beside
                             the IPv4 one, pods with both families, a ping matrix of each (not with udp)
+              --network-policy  (with --mode kube) flanneld enforces NetworkPolicy: the pods are published as Pod
+                            objects, a sample policy is applied and the matrix printed again
               --keep        keep the cluster up for exploration until Ctrl-C
             """.formatted(ClusterOptions.MAX_NODES, ClusterOptions.DEFAULT_IPV6_NETWORK);
 
@@ -37,6 +39,7 @@ public final class Demo {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         ClusterOptions options;
         boolean keep;
+        boolean policy;
         try {
             DemoArgs parsed = DemoArgs.parse(List.of(args));
             if (parsed.help()) {
@@ -45,6 +48,7 @@ public final class Demo {
             }
             options = parsed.options();
             keep = parsed.keep();
+            policy = parsed.networkPolicy();
             requireBackendSupported(options);
         } catch (IllegalArgumentException e) {
             System.err.println("demo: " + e.getMessage());
@@ -52,7 +56,7 @@ public final class Demo {
             System.exit(2);
             return;
         }
-        System.exit(new Demo(out).run(options, keep));
+        System.exit(new Demo(out).run(options, keep, policy));
     }
 
     /** The daemon carries only the backends its module depends on; say so instead of failing later. */
@@ -72,7 +76,7 @@ public final class Demo {
                 + "include that backend yet (flanneld/pom.xml has no backend-" + options.backend().replace("-", "") + " dependency); use vxlan");
     }
 
-    private int run(ClusterOptions options, boolean keep) throws Exception {
+    private int run(ClusterOptions options, boolean keep, boolean policy) throws Exception {
         NetnsCluster cluster;
         try {
             cluster = NetnsCluster.start(options.withProgress(this::progress));
@@ -98,6 +102,9 @@ public final class Demo {
             }
             out.println(ok ? "RESULT: every pod reached every other pod" + (cluster.options().dualStack() ? ", over IPv4 and IPv6" : "")
                     : "RESULT: FAILED, no answer for " + failures);
+            if (ok && policy) {
+                ok = new DemoPolicy(cluster, out).run();
+            }
             if (keep) {
                 explore(cluster);
                 new CountDownLatch(1).await(); // until Ctrl-C; the cluster's shutdown hook cleans up

@@ -3,28 +3,33 @@ package org.jflannel.testsupport.cluster;
 import java.util.List;
 import org.jflannel.testsupport.cluster.ClusterOptions.Mode;
 
-/** The demo's command line: {@code --nodes N --mode etcd|kube --backend vxlan|udp|host-gw|wireguard --dual-stack --keep --help}. */
-record DemoArgs(ClusterOptions options, boolean keep, boolean help) {
+/**
+ * The demo's command line: {@code --nodes N --mode etcd|kube --backend vxlan|udp|host-gw|wireguard --dual-stack
+ * --network-policy --keep --help}.
+ */
+record DemoArgs(ClusterOptions options, boolean keep, boolean help, boolean networkPolicy) {
 
     static DemoArgs parse(List<String> args) {
         ClusterOptions o = ClusterOptions.defaults();
         boolean keep = false;
         boolean dual = false;
+        boolean policy = false;
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             String name = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
             switch (name) {
                 case "-h", "--help" -> {
-                    return new DemoArgs(o, false, true);
+                    return new DemoArgs(o, false, true, false);
                 }
                 case "--keep" -> keep = true;
                 case "--dual-stack" -> dual = true;
+                case "--network-policy" -> policy = true;
                 case "--nodes" -> o = o.withNodes(number(name, value(args, i, a)));
                 case "--mode" -> o = o.withMode(Mode.parse(value(args, i, a)));
                 case "--backend" -> o = o.withBackend(backend(value(args, i, a)));
                 default -> throw new IllegalArgumentException("unknown option: " + a);
             }
-            if (!a.contains("=") && !name.equals("--keep") && !name.equals("--dual-stack")) {
+            if (!a.contains("=") && !name.equals("--keep") && !name.equals("--dual-stack") && !name.equals("--network-policy")) {
                 i++;
             }
         }
@@ -34,7 +39,13 @@ record DemoArgs(ClusterOptions options, boolean keep, boolean help) {
             }
             o = o.withDualStack(ClusterOptions.DEFAULT_IPV6_NETWORK);
         }
-        return new DemoArgs(o, keep, false);
+        if (policy) {
+            if (o.mode() != Mode.KUBE) {
+                throw new IllegalArgumentException("--network-policy: needs --mode kube (the policies come through the Kubernetes API)");
+            }
+            o = o.withDaemonEnv(java.util.Map.of("FLANNELD_NETWORK_POLICY", "true"));
+        }
+        return new DemoArgs(o, keep, false, policy);
     }
 
     private static String value(List<String> args, int i, String a) {

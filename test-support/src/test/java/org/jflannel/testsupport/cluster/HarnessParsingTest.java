@@ -79,6 +79,7 @@ class HarnessParsingTest {
         "equals syntax   | --nodes=2 --mode=etcd --backend=udp  | 2 | ETCD | udp   | false",
         "host-gw         | --backend host-gw --mode kube        | 3 | KUBE | host-gw | false",
         "dual stack      | --dual-stack --backend wireguard --keep | 3 | ETCD | wireguard | true",
+        "network policy  | --mode kube --network-policy         | 3 | KUBE | vxlan | false",
     })
     void demoArguments(String name, String line, int nodes, Mode mode, String backend, boolean keep) {
         DemoArgs a = DemoArgs.parse(line.isBlank() ? List.of() : List.of(line.split(" ")));
@@ -87,6 +88,9 @@ class HarnessParsingTest {
         assertThat(a.options().backend()).isEqualTo(backend);
         assertThat(a.keep()).isEqualTo(keep);
         assertThat(a.options().dualStack()).as("dual stack").isEqualTo(line.contains("--dual-stack"));
+        assertThat(a.networkPolicy()).isEqualTo(line.contains("--network-policy"));
+        assertThat(a.options().daemonEnv()).isEqualTo(line.contains("--network-policy")
+                ? java.util.Map.of("FLANNELD_NETWORK_POLICY", "true") : java.util.Map.of());
     }
 
     @ParameterizedTest(name = "{0}")
@@ -98,6 +102,7 @@ class HarnessParsingTest {
         "missing value   | --nodes         | --nodes: missing value",
         "unknown option  | --fast          | unknown option: --fast",
         "udp dual stack  | --backend udp --dual-stack | --dual-stack: the udp backend is IPv4 only",
+        "policy in etcd  | --network-policy | --network-policy: needs --mode kube (the policies come through the Kubernetes API)",
     })
     void badDemoArgumentsNameTheOption(String name, String line, String message) {
         assertThatThrownBy(() -> DemoArgs.parse(List.of(line.split(" ")))).hasMessage(message);
