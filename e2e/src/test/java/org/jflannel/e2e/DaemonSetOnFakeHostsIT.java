@@ -24,6 +24,7 @@ import org.jflannel.testsupport.cluster.DaemonSetCluster;
 import org.jflannel.testsupport.cluster.HostSideCni;
 import org.jflannel.testsupport.cluster.PingMatrix;
 import org.jflannel.testsupport.cluster.UnpackedImage;
+import org.jflannel.testsupport.cluster.Wait;
 import org.jflannel.testsupport.kube.ApiCall;
 import org.jflannel.testsupport.manifests.RenderedManifests;
 import org.junit.jupiter.api.AfterAll;
@@ -145,6 +146,16 @@ class DaemonSetOnFakeHostsIT {
                 }
             }
 
+            boolean policy = ManifestChecks.flannel(cluster.podSpec()).getEnv().stream()
+                    .anyMatch(e -> e.getName().equals("FLANNELD_NETWORK_POLICY") && "true".equals(e.getValue()));
+            if (policy) { // the image's daemon lists Pods, Namespaces and NetworkPolicies (its trimmed model) and loads its table
+                for (DaemonSetCluster.Node n : cluster.nodes()) {
+                    Wait.until(n.name() + " loads its network policy table", Duration.ofSeconds(60), () -> {
+                        String log = n.daemon().logTail(400);
+                        return log.contains("network policy state listed") && log.contains("network policy applied");
+                    });
+                }
+            }
             if (cluster.kubeMode()) {
                 callsAreExactlyTheClusterRole(cluster, m);
             }
