@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,6 +36,7 @@ import org.jflannel.testsupport.cluster.ClusterOptions;
 import org.jflannel.testsupport.cluster.ClusterPerClass;
 import org.jflannel.testsupport.cluster.NetnsCluster;
 import org.jflannel.testsupport.cluster.Pod;
+import org.jflannel.testsupport.cluster.Wait;
 import org.jflannel.testsupport.netns.Reachability;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -323,22 +323,10 @@ class KubeNetworkPolicyClusterIT {
 
     /** The node's {@code /policy} once its daemon has listed everything (within the convergence bound). */
     private static JsonNode awaitListed(ClusterNode node) throws Exception {
-        long end = System.nanoTime() + CONVERGE_WITHIN.toNanos();
-        while (true) {
-            try {
-                JsonNode doc = JSON.readTree(node.document("/policy"));
-                if (doc.path("listed").asBoolean() && doc.path("loads").asInt() > 0) {
-                    return doc;
-                }
-            } catch (IOException e) {
-                // not serving yet
-            }
-            if (System.nanoTime() > end) {
-                throw new AssertionError("/policy on " + node.name() + " not listed within " + CONVERGE_WITHIN);
-            }
-            Thread.sleep(100);
-        }
+        return Wait.until("/policy on " + node.name() + " listed and loaded", CONVERGE_WITHIN,
+                () -> JSON.readTree(node.document("/policy")), doc -> doc.path("listed").asBoolean() && doc.path("loads").asInt() > 0);
     }
+
 
     private static List<AutoCloseable> listen(Pod p) throws Exception {
         try (NetNs n = NetNs.open(p.namespace())) {

@@ -146,7 +146,7 @@ public final class Daemon {
         if (o.networkPolicy()) {
             NetworkPolicies policies = NetworkPolicies.start(o, env, subnets);
             started.push(policies);
-            metrics.setNetworkPolicy(policies::sample);
+            metrics.setNetworkPolicy(policies::sample, policies::droppedPackets);
             if (healthServer != null) {
                 healthServer.addJson("/policy", policies::json);
             }

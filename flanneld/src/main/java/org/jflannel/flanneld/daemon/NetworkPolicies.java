@@ -1,14 +1,22 @@
 package org.jflannel.flanneld.daemon;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import org.jflannel.core.ConfigException;
 import org.jflannel.core.SubnetManager;
 import org.jflannel.flanneld.config.Options;
+import org.jflannel.flanneld.exec.BoundedProcess;
+import org.jflannel.flanneld.health.Metrics;
 import org.jflannel.flanneld.nftables.NftCli;
+import org.jflannel.netpol.DropCounters;
+import org.jflannel.netpol.NftScript;
 import org.jflannel.netpol.PolicySync;
 import org.jflannel.netpol.kube.PolicyInformers;
 import org.jflannel.subnet.kube.KubeClients;
@@ -28,6 +36,7 @@ import org.slf4j.LoggerFactory;
 final class NetworkPolicies implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NetworkPolicies.class);
     private static final Duration RESYNC = Duration.ofMinutes(5);
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final PolicySync sync;
     private final PolicyInformers informers;
@@ -63,7 +72,7 @@ final class NetworkPolicies implements AutoCloseable {
         NftCli nft = new NftCli(List.of());
         PolicySync sync = new PolicySync(node, nft::run);
         PolicyInformers informers = PolicyInformers.start(client, sync, RESYNC);
-        LOG.info("network policy enforcement started node={} table=inet {}", node, org.jflannel.netpol.NftScript.TABLE);
+        LOG.info("network policy enforcement started node={} table=inet {}", node, NftScript.TABLE);
         return new NetworkPolicies(sync, informers, own);
     }
 
@@ -71,33 +80,35 @@ final class NetworkPolicies implements AutoCloseable {
         return sync.status();
     }
 
-    /** The series of {@code flanneld_netpol_*}, read at scrape time. */
-    org.jflannel.flanneld.health.Metrics.NetworkPolicySample sample() {
+    /** The series of {@code flanneld_netpol_*} but the drops, read at scrape time. */
+    Metrics.NetworkPolicySample sample() {
         PolicySync.Status s = sync.status();
-        java.util.Map<org.jflannel.netpol.Direction, Long> dropped = droppedPackets();
-        return new org.jflannel.flanneld.health.Metrics.NetworkPolicySample(s.policies(), s.rejected().size(), s.localPods(),
-                s.chains(), s.applies(), s.failures(), s.lastApplyNanos() / 1e9,
-                dropped.getOrDefault(org.jflannel.netpol.Direction.INGRESS, -1L), dropped.getOrDefault(org.jflannel.netpol.Direction.EGRESS, -1L));
+        return new Metrics.NetworkPolicySample(s.policies(), s.rejected().size(), s.localPods(), s.chains(), s.applies(),
+                s.failures(), s.lastApplyNanos() / 1e9);
     }
 
-    /** The table's drop counters, read with nft at scrape time (2 s at most); empty when they cannot be read. */
-    private java.util.Map<org.jflannel.netpol.Direction, Long> droppedPackets() {
-        if (!sync.status().ready() || sync.status().applies() == 0) {
-            return java.util.Map.of();
+    /**
+     * The table's drop counters by direction ({@code ingress}, {@code egress}), read with nft at scrape time (2 s at
+     * most); empty before the first load or when they cannot be read.
+     */
+    Map<String, Long> droppedPackets() {
+        if (sync.status().applies() == 0) {
+            return Map.of();
         }
         try {
-            org.jflannel.flanneld.exec.BoundedProcess.Result r = org.jflannel.flanneld.exec.BoundedProcess.run(
-                    org.jflannel.netpol.DropCounters.command(), "", Duration.ofSeconds(2));
+            BoundedProcess.Result r = BoundedProcess.run(DropCounters.command(), "", Duration.ofSeconds(2));
             if (r.status() != 0) {
                 throw new IOException("exit " + r.status() + ": " + r.output().strip());
             }
-            return org.jflannel.netpol.DropCounters.parse(r.output());
+            Map<String, Long> out = new TreeMap<>();
+            DropCounters.parse(r.output()).forEach((d, n) -> out.put(d.name().toLowerCase(Locale.ROOT), n));
+            return out;
         } catch (IOException | RuntimeException e) {
             countersFailing(e.getMessage());
-            return java.util.Map.of();
+            return Map.of();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return java.util.Map.of();
+            return Map.of();
         }
     }
 
@@ -114,11 +125,10 @@ final class NetworkPolicies implements AutoCloseable {
      * The {@code /policy} document: whether the first listing is in, the table's size and loads, the policies left
      * out and why, and each local pod with the policies isolating it per direction.
      */
-    String json() throws com.fasterxml.jackson.core.JsonProcessingException {
+    String json() throws JsonProcessingException {
         PolicySync.Status s = sync.status();
-        var json = new com.fasterxml.jackson.databind.ObjectMapper();
-        var o = json.createObjectNode();
-        o.put("node", sync.node()).put("table", "inet " + org.jflannel.netpol.NftScript.TABLE).put("listed", s.ready())
+        var o = JSON.createObjectNode();
+        o.put("node", sync.node()).put("table", "inet " + NftScript.TABLE).put("listed", s.ready())
                 .put("policies", s.policies()).put("localPods", s.localPods()).put("isolatedChains", s.chains()).put("sets", s.sets())
                 .put("loads", s.applies()).put("loadFailures", s.failures()).put("lastLoadSeconds", s.lastApplyNanos() / 1e9);
         if (s.lastError() != null) {
@@ -136,7 +146,7 @@ final class NetworkPolicies implements AutoCloseable {
             var eg = p.putArray("egress");
             r.egressPolicies().forEach(eg::add);
         }
-        return json.writerWithDefaultPrettyPrinter().writeValueAsString(o) + "\n";
+        return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(o) + "\n";
     }
 
     /** The table stays in the kernel: the next process takes it over (no moment in which an isolated pod is open). */

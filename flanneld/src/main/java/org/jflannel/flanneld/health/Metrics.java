@@ -123,10 +123,12 @@ public final class Metrics {
 
     /** What the network-policy series read at scrape time ({@link #setNetworkPolicy}); absent without --network-policy. */
     public record NetworkPolicySample(int policies, int rejected, int localPods, int isolatedChains, long applies, long failures,
-                                      double lastApplySeconds, long droppedIngress, long droppedEgress) {
+                                      double lastApplySeconds) {
     }
 
     private volatile java.util.function.Supplier<NetworkPolicySample> networkPolicy = null;
+    /** Packets dropped per direction ({@code ingress}, {@code egress}); read once per scrape (it runs nft), empty when unknown. */
+    private volatile java.util.function.Supplier<java.util.Map<String, Long>> networkPolicyDrops = java.util.Map::of;
     private final GaugeWithCallback netpolPolicies = GaugeWithCallback.builder()
             .name("flanneld_netpol_policies").help("NetworkPolicies enforced (state: enforced) or left out as not representable (state: rejected)")
             .labelNames("state")
@@ -151,19 +153,16 @@ public final class Metrics {
     private final CounterWithCallback netpolDropped = CounterWithCallback.builder()
             .name("flanneld_netpol_dropped_packets_total").help("Packets the policies dropped, entering (ingress) or leaving (egress) this node's pods")
             .labelNames("direction")
-            .callback(cb -> withNetworkPolicy(s -> {
-                if (s.droppedIngress() >= 0) {
-                    cb.call(s.droppedIngress(), "ingress");
-                    cb.call(s.droppedEgress(), "egress");
-                }
-            })).register(registry);
+            .callback(cb -> networkPolicyDrops.get().forEach((direction, packets) -> cb.call(packets, direction))).register(registry);
     private final GaugeWithCallback netpolLastApply = GaugeWithCallback.builder()
             .name("flanneld_netpol_last_load_seconds").help("Seconds the last successful load took, from the sync's start (compile, render, nft -f)")
             .callback(cb -> withNetworkPolicy(s -> cb.call(s.lastApplySeconds()))).register(registry);
 
-    /** Turns the network-policy series on, read from {@code sample} at each scrape. */
-    public void setNetworkPolicy(java.util.function.Supplier<NetworkPolicySample> sample) {
+    /** Turns the network-policy series on, read from {@code sample} and {@code drops} at each scrape. */
+    public void setNetworkPolicy(java.util.function.Supplier<NetworkPolicySample> sample,
+                                 java.util.function.Supplier<java.util.Map<String, Long>> drops) {
         networkPolicy = sample;
+        networkPolicyDrops = drops;
     }
 
     private void withNetworkPolicy(java.util.function.Consumer<NetworkPolicySample> use) {

@@ -11,14 +11,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.jflannel.netpol.PolicySync;
 import org.slf4j.Logger;
@@ -66,19 +62,6 @@ public final class PolicyInformers implements AutoCloseable {
         }
         CompletableFuture.allOf(started.toArray(CompletableFuture[]::new)).thenRun(sync::ready);
         return p;
-    }
-
-    /** Waits at most {@code within} for all three first listings. */
-    public void awaitSynced(Duration within) throws IOException, InterruptedException {
-        long end = System.nanoTime() + within.toNanos();
-        for (SharedIndexInformer<?> i : informers) {
-            while (!i.hasSynced()) {
-                if (System.nanoTime() > end) {
-                    throw new IOException("network policy informers not synced after " + within);
-                }
-                Thread.sleep(20);
-            }
-        }
     }
 
     private static void policy(PolicySync sync, NetworkPolicy np) {

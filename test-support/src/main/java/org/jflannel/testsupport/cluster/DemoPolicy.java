@@ -57,18 +57,11 @@ final class DemoPolicy {
     }
 
     private void awaitLoaded(ClusterNode n) throws Exception {
-        long end = System.nanoTime() + LOADED_WITHIN.toNanos();
-        while (true) {
-            com.fasterxml.jackson.databind.JsonNode doc = new com.fasterxml.jackson.databind.ObjectMapper().readTree(n.document("/policy"));
-            if (doc.path("policies").asInt() == 1 && doc.path("loads").asInt() > 0) {
-                return;
-            }
-            if (System.nanoTime() > end) {
-                throw new IllegalStateException(n.name() + " did not load the policy within " + LOADED_WITHIN + ": " + doc);
-            }
-            Thread.sleep(100);
-        }
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        Wait.until(n.name() + " loads the policy", LOADED_WITHIN, () -> json.readTree(n.document("/policy")),
+                doc -> doc.path("policies").asInt() == 1 && doc.path("loads").asInt() > 0);
     }
+
 
     private List<String> names(String role) {
         return cluster.pods().stream().filter(p -> role(p).equals(role)).map(Pod::name).toList();
