@@ -157,6 +157,24 @@ class KubeNetworkPolicyClusterIT {
         }
         assertThat(droppedIn).as("SYNs the db pods' policy dropped, all nodes").isPositive();
         assertThat(droppedOut).as("SYNs namespace y's egress policy dropped, all nodes").isPositive();
+
+        // and the daemons said so: one line per denied attempt (NFLOG), naming the pods, the port, the direction
+        StringBuilder logs = new StringBuilder();
+        for (ClusterNode n : cluster.nodes()) {
+            logs.append(n.logSinceStart());
+        }
+        List<String> denied = logs.toString().lines().filter(l -> l.contains("network policy denied direction=")).toList();
+        assertThat(denied).as("denied-connection lines").anySatisfy(l -> assertThat(l)
+                .contains("direction=ingress protocol=tcp").containsPattern("destination_pod=x/\\S+ port=8[01]"));
+        assertThat(denied).anySatisfy(l -> assertThat(l).contains("direction=egress").containsPattern("source_pod=y/\\S+"));
+        for (Map.Entry<String, Boolean> e : truth.entrySet()) {
+            if (e.getValue()) { // an allowed pair is never logged as denied, whatever its port
+                String[] ends = e.getKey().split(":")[0].split("->"); // "from->to:port"
+                String line = "source_pod=" + pods.get(ends[0]).id() + " destination=";
+                String to = " destination_pod=" + pods.get(ends[1]).id() + " port=" + e.getKey().split(":")[1];
+                assertThat(denied).as("allowed %s", e.getKey()).noneMatch(l -> l.contains(line) && l.endsWith(to));
+            }
+        }
     }
 
     @Test

@@ -33,14 +33,22 @@ public final class NftScript {
     private NftScript() {
     }
 
-    /** The whole table, replacing whatever it held. */
+    /** The whole table, replacing whatever it held, nothing logged. */
     public static String replace(NodeRules rules) {
+        return replace(rules, DenyLog.OFF);
+    }
+
+    /** The whole table, replacing whatever it held; the packets its chains drop logged as {@code log} says. */
+    public static String replace(NodeRules rules, DenyLog log) {
         StringBuilder sb = new StringBuilder();
         sb.append("add table inet ").append(TABLE).append('\n');
         sb.append("delete table inet ").append(TABLE).append('\n');
         sb.append("table inet ").append(TABLE).append(" {\n");
         for (Direction d : Direction.values()) {
             sb.append("  counter ").append(dropCounter(d)).append(" { }\n");
+        }
+        if (log.on()) {
+            sb.append("  ").append(log.limitDeclaration()).append('\n');
         }
         for (AddrSet s : rules.sets().values()) {
             sb.append("  set ").append(s.name()).append(" { type ").append(addrType(s.family())).append(';')
@@ -78,7 +86,7 @@ public final class NftScript {
         for (PodChain c : rules.chains()) {
             sb.append("  chain ").append(c.name()).append(" {\n");
             sb.append("    comment ").append(comment(c)).append('\n');
-            for (String rule : rules(c)) {
+            for (String rule : rules(c, log)) {
                 sb.append("    ").append(rule).append('\n');
             }
             sb.append("  }\n");
@@ -93,6 +101,11 @@ public final class NftScript {
      * is a few set elements; a pod's own rules, one chain. Empty when nothing changed.
      */
     public static String update(NodeRules old, NodeRules now) {
+        return update(old, now, DenyLog.OFF);
+    }
+
+    /** As {@link #update(NodeRules, NodeRules)} for a table loaded with {@code log} (by {@link #replace(NodeRules, DenyLog)}). */
+    public static String update(NodeRules old, NodeRules now, DenyLog log) {
         StringBuilder sb = new StringBuilder();
         String t = " inet " + TABLE + " ";
         for (AddrSet s : now.sets().values()) {
@@ -124,7 +137,7 @@ public final class NftScript {
             } else {
                 sb.append("flush chain").append(t).append(c.name()).append('\n');
             }
-            for (String rule : rules(c)) {
+            for (String rule : rules(c, log)) {
                 sb.append("add rule").append(t).append(c.name()).append(' ').append(rule).append('\n');
             }
         }
@@ -205,11 +218,19 @@ public final class NftScript {
 
     /** A chain's rules: one {@code return} per allowed match, then the drop. */
     static List<String> rules(PodChain c) {
+        return rules(c, DenyLog.OFF);
+    }
+
+    /** A chain's rules: one {@code return} per allowed match, then (within the limit) the log, then the drop. */
+    static List<String> rules(PodChain c, DenyLog log) {
         List<String> out = new ArrayList<>();
         for (Allow a : c.allows()) {
             for (String line : lines(c.direction(), a)) {
                 out.add(line + " return");
             }
+        }
+        if (log.on()) {
+            out.add(log.rule(c.direction()));
         }
         out.add("counter name " + dropCounter(c.direction()) + " drop");
         return out;

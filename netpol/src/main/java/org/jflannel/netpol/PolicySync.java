@@ -45,6 +45,7 @@ public final class PolicySync implements AutoCloseable {
 
     private final String node;
     private final Applier applier;
+    private final DenyLog log;
     private final Map<String, PodInfo> pods = new ConcurrentHashMap<>();
     private final Map<String, Map<String, String>> namespaces = new ConcurrentHashMap<>();
     private final Map<String, Policy> policies = new ConcurrentHashMap<>();
@@ -59,8 +60,14 @@ public final class PolicySync implements AutoCloseable {
     private volatile Status status = new Status(false, 0, 0, 0, 0, 0, 0, Map.of(), null, 0);
 
     public PolicySync(String node, Applier applier) {
+        this(node, applier, DenyLog.OFF);
+    }
+
+    /** As {@link #PolicySync(String, Applier)}, the chains handing what they drop to NFLOG as {@code log} says. */
+    public PolicySync(String node, Applier applier, DenyLog log) {
         this.node = node;
         this.applier = applier;
+        this.log = log;
         this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "netpol-sync");
             t.setDaemon(true);
@@ -142,6 +149,16 @@ public final class PolicySync implements AutoCloseable {
         return node;
     }
 
+    /** The pod ("namespace/name") that holds {@code a} now, or null (a scan: for a log line, not per packet). */
+    public String podAt(Addr a) {
+        for (PodInfo p : pods.values()) {
+            if (p.subject() && p.ips().contains(a)) {
+                return p.id();
+            }
+        }
+        return null;
+    }
+
     /** The state as it stands (a copy). */
     public ClusterState state() {
         return new ClusterState(new ArrayList<>(pods.values()), new TreeMap<>(namespaces),
@@ -172,7 +189,7 @@ public final class PolicySync implements AutoCloseable {
         NodeRules rules = Compiler.compile(s, node);
         NodeRules loaded = forceReplace ? null : appliedRules;
         forceReplace = false;
-        String script = loaded == null ? NftScript.replace(rules) : NftScript.update(loaded, rules);
+        String script = loaded == null ? NftScript.replace(rules, log) : NftScript.update(loaded, rules, log);
         Status before = status;
         int localPods = (int) s.pods().stream().filter(p -> p.subject() && node.equals(p.node())).count();
         if (script.isEmpty()) {

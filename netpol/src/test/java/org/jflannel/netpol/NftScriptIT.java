@@ -218,7 +218,7 @@ class NftScriptIT {
         nft(node, NftScript.replace(Compiler.compile(s, "n1")));
     }
 
-    private static void nft(NetNs node, String script) throws Exception {
+    static void nft(NetNs node, String script) throws Exception {
         Path f = Files.createTempFile("netpol", ".nft");
         try {
             Files.writeString(f, script);
@@ -235,7 +235,7 @@ class NftScriptIT {
         return new PodInfo(nsName, name, labels, List.of(Addr.parse(ip4), Addr.parse(ip6)), node, false, List.of(ports), false);
     }
 
-    private static void sh(NetNs ns, String... commands) throws Exception {
+    static void sh(NetNs ns, String... commands) throws Exception {
         for (String c : commands) {
             List<String> argv = new ArrayList<>(List.of("ip", "netns", "exec", ns.name()));
             argv.addAll(List.of(c.split(" ")));
@@ -243,7 +243,7 @@ class NftScriptIT {
         }
     }
 
-    private static void run(String... argv) throws Exception {
+    static void run(String... argv) throws Exception {
         Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
         p.getOutputStream().close();
         if (!p.waitFor(Duration.ofSeconds(30).toSeconds(), TimeUnit.SECONDS)) {

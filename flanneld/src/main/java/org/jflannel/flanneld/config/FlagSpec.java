@@ -103,6 +103,9 @@ final class FlagSpec {
     @Option(names = "--network-policy", arity = BOOL, defaultValue = "false",
             description = "Ours: enforce Kubernetes NetworkPolicy for this node's pods in nftables (needs the Kubernetes API)")
     boolean networkPolicy;
+    @Option(names = "--network-policy-log-rate", defaultValue = "10",
+            description = "Ours: with --network-policy, log denied connections (NFLOG group 19014), at most this many lines a second; 0 logs none")
+    int networkPolicyLogRate;
     @Option(names = "--v", defaultValue = "0", description = "log verbosity: 0 info, 1+ debug, 5+ trace")
     int v;
     @Option(names = "--vmodule", defaultValue = "", description = "accepted for compatibility; has no effect")
@@ -116,6 +119,6 @@ final class FlagSpec {
                 ipMasq, ipMasqFullyRandomDisable, kubeSubnetMgr, kubeApiUrl, kubeAnnotationPrefix, kubeconfigFile,
                 healthzIp, healthzPort, iptablesResync, iptablesForwardRules, ipBlackholeRoute, netConfigPath,
                 setNodeNetworkUnavailable, v, vmodule, logBacktraceAt, peerProbe, peerProbeInterval, vxlanReconcileInterval,
-                networkPolicy);
+                networkPolicy, networkPolicyLogRate);
     }
 }

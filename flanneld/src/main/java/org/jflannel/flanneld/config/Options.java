@@ -16,7 +16,7 @@ public record Options(
         boolean ipBlackholeRoute, String netConfigPath, boolean setNodeNetworkUnavailable,
         int verbosity, String vmodule, String logBacktraceAt,
         boolean peerProbe, int peerProbeInterval, int vxlanReconcileInterval,
-        boolean networkPolicy) {
+        boolean networkPolicy, int networkPolicyLogRate) {
 
     public Options {
         iface = List.copyOf(iface);
@@ -36,6 +36,9 @@ public record Options(
         }
         if (peerProbeInterval < 1 || peerProbeInterval > 3600) {
             return Optional.of("Invalid peer-probe-interval option: expected 1..3600 seconds, got " + peerProbeInterval);
+        }
+        if (networkPolicyLogRate < 0 || networkPolicyLogRate > 10_000) {
+            return Optional.of("Invalid network-policy-log-rate option: expected 0..10000 lines a second, got " + networkPolicyLogRate);
         }
         if (vxlanReconcileInterval < 0) {
             return Optional.of("Invalid vxlan-reconcile-interval option: expected >= 0 seconds, got " + vxlanReconcileInterval);

@@ -41,11 +41,13 @@ final class NetworkPolicies implements AutoCloseable {
     private final PolicySync sync;
     private final PolicyInformers informers;
     private final KubernetesClient ownClient;
+    private final DeniedConnectionLog deniedLog;
 
-    private NetworkPolicies(PolicySync sync, PolicyInformers informers, KubernetesClient ownClient) {
+    private NetworkPolicies(PolicySync sync, PolicyInformers informers, KubernetesClient ownClient, DeniedConnectionLog deniedLog) {
         this.sync = sync;
         this.informers = informers;
         this.ownClient = ownClient;
+        this.deniedLog = deniedLog;
     }
 
     /** Starts enforcing; a missing API access is a start-up error naming what to give. */
@@ -70,10 +72,11 @@ final class NetworkPolicies implements AutoCloseable {
             throw new StartupError("--network-policy: cannot reach the Kubernetes API: " + e.getMessage(), e);
         }
         NftCli nft = new NftCli(List.of());
-        PolicySync sync = new PolicySync(node, nft::run);
+        PolicySync sync = new PolicySync(node, nft::run, DeniedConnectionLog.tableSetting(o.networkPolicyLogRate()));
+        DeniedConnectionLog deniedLog = o.networkPolicyLogRate() == 0 ? null : DeniedConnectionLog.start(sync, o.networkPolicyLogRate());
         PolicyInformers informers = PolicyInformers.start(client, sync, RESYNC);
         LOG.info("network policy enforcement started node={} table=inet {}", node, NftScript.TABLE);
-        return new NetworkPolicies(sync, informers, own);
+        return new NetworkPolicies(sync, informers, own, deniedLog);
     }
 
     PolicySync.Status status() {
@@ -154,6 +157,9 @@ final class NetworkPolicies implements AutoCloseable {
     public void close() {
         informers.close();
         sync.close();
+        if (deniedLog != null) {
+            deniedLog.close();
+        }
         if (ownClient != null) {
             ownClient.close();
         }
