@@ -42,10 +42,10 @@ import org.jflannel.testsupport.kube.KubeMockServer;
  */
 public final class NetpolLatency {
     private static final String NODE = "n1";
-    private static final int NODES = 10;
-    private static final int NAMESPACES = 20;
-    private static final int APPS = 50;
-    private static final List<String> TIERS = List.of("web", "db", "cache");
+    static final int NODES = 10;
+    static final int NAMESPACES = 20;
+    static final int APPS = 50;
+    static final List<String> TIERS = List.of("web", "db", "cache");
 
     private NetpolLatency() {
     }
@@ -96,8 +96,7 @@ public final class NetpolLatency {
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t));
 
             long start = System.nanoTime();
-            try (PolicySync sync = new PolicySync(NODE, nft); PolicyInformers informers = PolicyInformers.start(client, sync,
-                    Duration.ofMinutes(5))) {
+            try (PolicySync sync = new PolicySync(NODE, nft); PolicyInformers informers = PolicyInformers.start(client, sync)) {
                 NodeRules expected = expected(podObjects, nsLabels, policyObjects);
                 long firstLoad = awaitLoaded(sync, loadEnd, expected, start);
                 int fullBytes = scriptBytes[0];
@@ -199,7 +198,7 @@ public final class NetpolLatency {
         return Compiler.compile(new ClusterState(p, ns, pol), NODE);
     }
 
-    private static Pod pod(int i, int app, String tier) {
+    static Pod pod(int i, int app, String tier) {
         int node = i % NODES + 1;
         String ip = "10." + (100 + node) + "." + (i / 250 % 250) + "." + (i % 250 + 2);
         return new PodBuilder().withNewMetadata().withName("p" + i).withNamespace("ns" + (i % NAMESPACES))
@@ -210,7 +209,7 @@ public final class NetpolLatency {
     }
 
     /** A policy as a cluster has many: one app's pods take http (named) from a tier of their namespace and 443 from a team. */
-    private static NetworkPolicy policy(int i, Random random) {
+    static NetworkPolicy policy(int i, Random random) {
         return new NetworkPolicyBuilder().withNewMetadata().withName("pol" + i).withNamespace("ns" + random.nextInt(NAMESPACES))
                 .endMetadata().withNewSpec().withNewPodSelector().addToMatchLabels("app", "a" + random.nextInt(APPS)).endPodSelector()
                 .addNewIngress().addNewFrom().withNewPodSelector().addToMatchLabels("tier", TIERS.get(random.nextInt(3))).endPodSelector()

@@ -35,7 +35,6 @@ import org.slf4j.LoggerFactory;
  */
 final class NetworkPolicies implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NetworkPolicies.class);
-    private static final Duration RESYNC = Duration.ofMinutes(5);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final PolicySync sync;
@@ -74,7 +73,7 @@ final class NetworkPolicies implements AutoCloseable {
         NftCli nft = new NftCli(List.of());
         PolicySync sync = new PolicySync(node, nft::run, DeniedConnectionLog.tableSetting(o.networkPolicyLogRate()));
         DeniedConnectionLog deniedLog = o.networkPolicyLogRate() == 0 ? null : DeniedConnectionLog.start(sync, o.networkPolicyLogRate());
-        PolicyInformers informers = PolicyInformers.start(client, sync, RESYNC);
+        PolicyInformers informers = PolicyInformers.start(client, sync);
         LOG.info("network policy enforcement started node={} table=inet {}", node, NftScript.TABLE);
         return new NetworkPolicies(sync, informers, own, deniedLog);
     }

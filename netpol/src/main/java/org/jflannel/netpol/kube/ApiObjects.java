@@ -167,7 +167,7 @@ public final class ApiObjects {
                         continue;
                     }
                     try {
-                        ports.add(new PodInfo.NamedPort(cp.getName(), Protocol.parse("protocol", cp.getProtocol()), cp.getContainerPort()));
+                        ports.add(new PodInfo.NamedPort(cp.getName().intern(), Protocol.parse("protocol", cp.getProtocol()), cp.getContainerPort()));
                     } catch (IllegalArgumentException e) {
                         // a port we cannot match on: no policy can name it
                     }
@@ -176,9 +176,22 @@ public final class ApiObjects {
         }
         String phase = status == null ? null : status.getPhase();
         boolean ended = "Succeeded".equals(phase) || "Failed".equals(phase);
-        return new PodInfo(meta.getNamespace(), meta.getName(), meta.getLabels() == null ? Map.of() : meta.getLabels(),
-                List.copyOf(ips), spec == null ? null : spec.getNodeName(), spec != null && Boolean.TRUE.equals(spec.getHostNetwork()),
-                ports, ended);
+        // namespaces, nodes, label keys and values and port names repeat across a cluster's pods: one copy of each
+        return new PodInfo(intern(meta.getNamespace()), meta.getName(), interned(meta.getLabels()), List.copyOf(ips),
+                spec == null ? null : intern(spec.getNodeName()), spec != null && Boolean.TRUE.equals(spec.getHostNetwork()), ports, ended);
+    }
+
+    private static String intern(String s) {
+        return s == null ? null : s.intern();
+    }
+
+    private static Map<String, String> interned(Map<String, String> labels) {
+        if (labels == null || labels.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, String> out = new java.util.TreeMap<>();
+        labels.forEach((k, v) -> out.put(intern(k), intern(v)));
+        return out;
     }
 
     private static void addIp(Set<Addr> ips, String ip) {

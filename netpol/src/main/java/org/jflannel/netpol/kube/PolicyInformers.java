@@ -1,20 +1,17 @@
 package org.jflannel.netpol.kube;
 
-import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.jflannel.netpol.PolicySync;
 import org.slf4j.Logger;
@@ -22,7 +19,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The API side of NetworkPolicy: list + watch of every Pod, Namespace and NetworkPolicy (informers, as
- * the node informer: retrying for ever, a 5-minute resync, caches cut to what policy reads), each event
+ * the node informer: retrying for ever; no resync; their caches holding keys and resourceVersions only,
+ * {@link KeyOnlyStore}: the records in {@link PolicySync} are the state), each event
  * read into records and handed to {@link PolicySync}, which is told {@link PolicySync#ready()} once all
  * three have their first listing. A malformed policy is handed over as rejected, naming the field; a
  * malformed pod or namespace never stops the informers.
@@ -37,20 +35,35 @@ public final class PolicyInformers implements AutoCloseable {
     }
 
     /** Starts the three informers on {@code client}; returns once they are started (not yet synced: sync comes in the background). */
-    public static PolicyInformers start(KubernetesClient client, PolicySync sync, Duration resync) {
+    public static PolicyInformers start(KubernetesClient client, PolicySync sync) {
         PolicyInformers p = new PolicyInformers();
-        SharedIndexInformer<Pod> pods = client.pods().inAnyNamespace().withLimit(LIST_PAGE).runnableInformer(resync.toMillis());
-        pods.itemStore(new SlimStore<>(PolicyInformers::slimPod));
+        // ready once each informer's handler has been handed its whole first listing (onList comes after the listing's
+        // adds, on the handler's own thread): the start futures complete when the cache has it, possibly before the
+        // handler has seen all of it, and a table made from part of a listing could open an isolated pod
+        java.util.concurrent.atomic.AtomicInteger unlisted = new java.util.concurrent.atomic.AtomicInteger(3);
+        Runnable listed = () -> {
+            if (unlisted.decrementAndGet() == 0) {
+                sync.ready();
+            }
+        };
+        // no resync: it would replay the stores' bare objects (KeyOnlyStore), and the sync keeps the state itself
+        SharedIndexInformer<Pod> pods = client.pods().inAnyNamespace().withLimit(LIST_PAGE).runnableInformer(0);
+        pods.itemStore(new KeyOnlyStore<>(PolicyInformers::barePod));
         pods.addEventHandler(handler(pod -> sync.pod(Cache.metaNamespaceKeyFunc(pod), read(pod)),
-                pod -> sync.pod(Cache.metaNamespaceKeyFunc(pod), null)));
-        SharedIndexInformer<Namespace> namespaces = client.namespaces().withLimit(LIST_PAGE).runnableInformer(resync.toMillis());
-        namespaces.itemStore(new SlimStore<>(PolicyInformers::slimNamespace));
+                pod -> sync.pod(Cache.metaNamespaceKeyFunc(pod), null), listed));
+        SharedIndexInformer<Namespace> namespaces = client.namespaces().withLimit(LIST_PAGE).runnableInformer(0);
+        namespaces.itemStore(new KeyOnlyStore<>((key, rv) -> new NamespaceBuilder().withNewMetadata().withName(key)
+                .withResourceVersion(rv).endMetadata().build()));
         namespaces.addEventHandler(handler(ns -> sync.namespace(ns.getMetadata().getName(), labels(ns)),
-                ns -> sync.namespace(ns.getMetadata().getName(), null)));
+                ns -> sync.namespace(ns.getMetadata().getName(), null), listed));
         SharedIndexInformer<NetworkPolicy> policies = client.network().v1().networkPolicies().inAnyNamespace().withLimit(LIST_PAGE)
-                .runnableInformer(resync.toMillis());
-        policies.addEventHandler(handler(np -> policy(sync, np), np -> sync.policy(Cache.metaNamespaceKeyFunc(np), null, null)));
-        List<CompletableFuture<?>> started = new ArrayList<>();
+                .runnableInformer(0);
+        policies.itemStore(new KeyOnlyStore<>((key, rv) -> {
+            int slash = key.indexOf('/');
+            return new NetworkPolicyBuilder().withNewMetadata().withNamespace(key.substring(0, Math.max(0, slash)))
+                    .withName(key.substring(slash + 1)).withResourceVersion(rv).endMetadata().build();
+        }));
+        policies.addEventHandler(handler(np -> policy(sync, np), np -> sync.policy(Cache.metaNamespaceKeyFunc(np), null, null), listed));
         for (SharedIndexInformer<?> i : List.of(pods, namespaces, policies)) {
             i.exceptionHandler((isStarted, t) -> {
                 LOG.warn("network policy informer list/watch failed type={} started={} err={}", i.getApiTypeClass().getSimpleName(),
@@ -58,9 +71,8 @@ public final class PolicyInformers implements AutoCloseable {
                 return true;
             });
             p.informers.add(i);
-            started.add(i.start().toCompletableFuture());
+            i.start();
         }
-        CompletableFuture.allOf(started.toArray(CompletableFuture[]::new)).thenRun(sync::ready);
         return p;
     }
 
@@ -87,8 +99,17 @@ public final class PolicyInformers implements AutoCloseable {
         return l == null ? java.util.Map.of() : l;
     }
 
-    private static <T> ResourceEventHandler<T> handler(Consumer<T> upsert, Consumer<T> delete) {
+    /** {@code listed}: run once, after the first listing's objects have all been handed over. */
+    private static <T> ResourceEventHandler<T> handler(Consumer<T> upsert, Consumer<T> delete, Runnable listed) {
+        java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
         return new ResourceEventHandler<>() {
+            @Override
+            public void onList(String resourceVersion, boolean complete) {
+                if (first.compareAndSet(true, false)) {
+                    listed.run();
+                }
+            }
+
             @Override
             public void onAdd(T obj) {
                 upsert.accept(obj);
@@ -96,7 +117,9 @@ public final class PolicyInformers implements AutoCloseable {
 
             @Override
             public void onUpdate(T before, T after) {
-                upsert.accept(after);
+                if (before != after) { // the same object twice is a resync's replay of the store: nothing new
+                    upsert.accept(after);
+                }
             }
 
             @Override
@@ -106,30 +129,11 @@ public final class PolicyInformers implements AutoCloseable {
         };
     }
 
-    /** A Pod with only what {@link ApiObjects#pod} reads (and what the informer needs: name, namespace, resourceVersion). */
-    static Pod slimPod(Pod p) {
-        List<Container> containers = new ArrayList<>();
-        if (p.getSpec() != null && p.getSpec().getContainers() != null) {
-            for (Container c : p.getSpec().getContainers()) {
-                if (c.getPorts() != null && !c.getPorts().isEmpty()) {
-                    containers.add(new ContainerBuilder().withName(c.getName()).withPorts(c.getPorts()).build());
-                }
-            }
-        }
-        var meta = p.getMetadata();
-        var status = p.getStatus();
-        return new PodBuilder().withNewMetadata().withName(meta.getName()).withNamespace(meta.getNamespace())
-                .withResourceVersion(meta.getResourceVersion()).withUid(meta.getUid()).withLabels(meta.getLabels()).endMetadata()
-                .withNewSpec().withNodeName(p.getSpec() == null ? null : p.getSpec().getNodeName())
-                .withHostNetwork(p.getSpec() == null ? null : p.getSpec().getHostNetwork()).withContainers(containers).endSpec()
-                .withNewStatus().withPhase(status == null ? null : status.getPhase()).withPodIP(status == null ? null : status.getPodIP())
-                .withPodIPs(status == null ? null : status.getPodIPs()).endStatus().build();
-    }
-
-    static Namespace slimNamespace(Namespace n) {
-        var meta = n.getMetadata();
-        return new NamespaceBuilder().withNewMetadata().withName(meta.getName()).withResourceVersion(meta.getResourceVersion())
-                .withUid(meta.getUid()).withLabels(meta.getLabels()).endMetadata().build();
+    /** The Pod the store gives for a key and resourceVersion: only those (an informer's bookkeeping, never the pod). */
+    static Pod barePod(String key, String resourceVersion) {
+        int slash = key.indexOf('/');
+        return new PodBuilder().withNewMetadata().withNamespace(slash < 0 ? null : key.substring(0, slash))
+                .withName(key.substring(slash + 1)).withResourceVersion(resourceVersion).endMetadata().build();
     }
 
     @Override

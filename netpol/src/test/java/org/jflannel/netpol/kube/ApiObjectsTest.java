@@ -146,22 +146,30 @@ class ApiObjectsTest {
     }
 
     @Test
-    void theSlimPodKeepsWhatPolicyReads() {
+    void thePodStoreKeepsKeysAndVersionsAndSaysItHoldsNoPods() {
         Pod full = Serialization.unmarshal("""
                 metadata: {name: web-1, namespace: x, labels: {app: web}, resourceVersion: "7", annotations: {big: "x"}}
                 spec:
                   nodeName: node-2
                   containers:
                   - {name: c, image: nginx, env: [{name: A, value: b}], ports: [{name: http, containerPort: 8080}]}
-                  - {name: sidecar, image: envoy}
-                status: {phase: Running, podIP: 10.244.2.5, podIPs: [{ip: 10.244.2.5}], conditions: [{type: Ready, status: "True"}]}
+                status: {phase: Running, podIP: 10.244.2.5, podIPs: [{ip: 10.244.2.5}]}
                 """, Pod.class);
-        Pod slim = PolicyInformers.slimPod(full);
-        assertThat(ApiObjects.pod(slim)).isEqualTo(ApiObjects.pod(full));
-        assertThat(slim.getMetadata().getResourceVersion()).isEqualTo("7");
-        assertThat(slim.getMetadata().getAnnotations()).isNullOrEmpty();
-        assertThat(slim.getSpec().getContainers()).hasSize(1);
-        assertThat(slim.getSpec().getContainers().get(0).getImage()).isNull();
-        assertThat(slim.getStatus().getConditions()).isNullOrEmpty();
+        KeyOnlyStore<Pod> store = new KeyOnlyStore<>(PolicyInformers::barePod);
+        assertThat(store.put(store.getKey(full), full)).isNull();
+        assertThat(store.isFullState()).isFalse();
+        Pod kept = store.get("x/web-1");
+        assertThat(kept.getMetadata().getNamespace()).isEqualTo("x");
+        assertThat(kept.getMetadata().getName()).isEqualTo("web-1");
+        assertThat(kept.getMetadata().getResourceVersion()).isEqualTo("7");
+        assertThat(kept.getMetadata().getLabels()).isNullOrEmpty();
+        assertThat(kept.getStatus()).isNull();
+        assertThat(store.keySet()).containsExactly("x/web-1");
+        Pod next = new io.fabric8.kubernetes.api.model.PodBuilder(full).editMetadata().withResourceVersion("8").endMetadata().build();
+        assertThat(store.put("x/web-1", next).getMetadata().getResourceVersion()).as("the version before").isEqualTo("7");
+        assertThat(store.values()).extracting(p -> p.getMetadata().getResourceVersion()).containsExactly("8");
+        assertThat(store.remove("x/web-1").getMetadata().getName()).isEqualTo("web-1");
+        assertThat(store.size()).isZero();
+        assertThat(store.get("x/web-1")).isNull();
     }
 }

@@ -181,6 +181,9 @@ public class NodeAwareCrudDispatcher extends KubernetesCrudDispatcher {
                 ((ObjectNode) body).put("kind", kind.kind() + "List");
                 ((ObjectNode) body).put("apiVersion", kind.apiVersion());
             }
+            if (body instanceof ObjectNode o && path.indexOf('?') >= 0) {
+                ListPages.apply(o, path.substring(path.indexOf('?') + 1));
+            }
             return response.setBody(body.toString());
         } catch (JsonProcessingException e) {
             return status(500, "InternalError", "list of " + path + " is not JSON: " + e.getOriginalMessage());
