@@ -9,6 +9,7 @@ import org.jflannel.netpol.NodeRules.Allow;
 import org.jflannel.netpol.NodeRules.AnyPeer;
 import org.jflannel.netpol.NodeRules.BlockPeer;
 import org.jflannel.netpol.NodeRules.FromOrTo;
+import org.jflannel.netpol.NodeRules.Peer;
 import org.jflannel.netpol.NodeRules.PodChain;
 import org.jflannel.netpol.NodeRules.PortRange;
 import org.jflannel.netpol.NodeRules.PortSet;
@@ -224,10 +225,8 @@ public final class NftScript {
     /** A chain's rules: one {@code return} per allowed match, then (within the limit) the log, then the drop. */
     static List<String> rules(PodChain c, DenyLog log) {
         List<String> out = new ArrayList<>();
-        for (Allow a : c.allows()) {
-            for (String line : lines(c.direction(), a)) {
-                out.add(line + " return");
-            }
+        for (String line : matches(c.direction(), c.allows())) {
+            out.add(line + " return");
         }
         if (log.on()) {
             out.add(log.rule(c.direction()));
@@ -248,6 +247,62 @@ public final class NftScript {
     /** The verdict map that sends a direction's packets of one family to their pod's chain. */
     static String dispatch(Direction d, int family) {
         return (d == Direction.INGRESS ? "ingress" : "egress") + family;
+    }
+
+    /**
+     * The matches of a chain's allows, as few lines as mean the same (a new connection's first packet walks them in
+     * turn: 100 policies selecting a pod are hundreds of allows, most sharing a peer): the allows of one peer (a
+     * selector's set, any address, an ipBlock with exceptions) in one line with the union of their ports (any port
+     * if one of them has none); ipBlocks without exceptions of one family and the same ports in one line, their CIDRs
+     * in one anonymous set (those inside another left out: an interval set takes no overlaps); a named port's line
+     * once. The union of what the lines match is the union of what the allows match.
+     */
+    static List<String> matches(Direction d, List<Allow> allows) {
+        java.util.Map<Peer, List<PortRange>> byPeer = new java.util.LinkedHashMap<>();
+        java.util.Set<Peer> anyPort = new java.util.HashSet<>();
+        java.util.Map<String, List<Cidr>> blocks = new java.util.LinkedHashMap<>();
+        java.util.Map<String, List<PortRange>> blockPorts = new java.util.HashMap<>();
+        java.util.Set<String> out = new java.util.LinkedHashSet<>();
+        for (Allow a : allows) {
+            if (a instanceof ToNamedPort) {
+                out.addAll(lines(d, a));
+                continue;
+            }
+            FromOrTo f = (FromOrTo) a;
+            if (f.peer() instanceof BlockPeer b && b.block().except().isEmpty()) {
+                String key = b.block().cidr().family() + "|" + ports(f.ports());
+                blocks.computeIfAbsent(key, k -> new ArrayList<>()).add(b.block().cidr());
+                blockPorts.put(key, f.ports());
+                continue;
+            }
+            byPeer.computeIfAbsent(f.peer(), k -> new ArrayList<>()).addAll(f.ports());
+            if (f.ports().isEmpty()) {
+                anyPort.add(f.peer());
+            }
+        }
+        byPeer.forEach((peer, ports) -> out.addAll(lines(d, new FromOrTo(peer, anyPort.contains(peer) ? List.of() : ports))));
+        String peerField = d == Direction.INGRESS ? "saddr" : "daddr";
+        blocks.forEach((key, cidrs) -> {
+            List<Cidr> outer = outermost(cidrs);
+            String ip = outer.get(0).family() == 4 ? "ip " : "ip6 ";
+            out.add(ip + peerField + " { " + outer.stream().map(Cidr::toString).collect(Collectors.joining(", ")) + " }"
+                    + ports(blockPorts.get(key)));
+        });
+        return List.copyOf(out);
+    }
+
+    /** The CIDRs no other of the list contains, in order (a CIDR twice: once). */
+    private static List<Cidr> outermost(List<Cidr> cidrs) {
+        List<Cidr> sorted = new ArrayList<>(new java.util.LinkedHashSet<>(cidrs));
+        sorted.sort(java.util.Comparator.comparingInt(Cidr::prefixLength));
+        List<Cidr> kept = new ArrayList<>();
+        for (Cidr c : sorted) {
+            if (kept.stream().noneMatch(k -> k.contains(c))) {
+                kept.add(c);
+            }
+        }
+        kept.sort(java.util.Comparator.comparing(Cidr::base));
+        return kept;
     }
 
     /** The matches of one allow, one line per family it concerns. */
