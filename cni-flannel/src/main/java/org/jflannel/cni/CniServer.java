@@ -102,6 +102,20 @@ public final class CniServer implements AutoCloseable {
         return s;
     }
 
+    /**
+     * Serves alone, as flanneld would (bench/cni-latency.sh, variant F): {@code java -cp cni-flannel.jar
+     * org.jflannel.cni.CniServer SOCKET SUBNET_FILE}; runs until killed.
+     */
+    public static void main(String[] args) throws IOException, InterruptedException {
+        if (args.length != 2) {
+            System.err.println("usage: CniServer SOCKET SUBNET_FILE");
+            System.exit(2);
+        }
+        CniServer s = start(Path.of(args[0]), Path.of(args[1]), 128);
+        Runtime.getRuntime().addShutdownHook(new Thread(s::close, "cni-server-stop"));
+        Thread.currentThread().join();
+    }
+
     /** Requests answered with a result or an error (DONE), told to fall back, refused (peer not root). */
     public long served() {
         return served.get();
