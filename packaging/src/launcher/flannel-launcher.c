@@ -409,11 +409,12 @@ static int unpack(int fd, off_t off, uint64_t size, const char *parent, const ch
  * Before starting a JVM, ask flanneld: connect to its unix socket (JFLANNEL_CNI_SOCKET, else
  * /run/flannel/cni.sock), send the request (the environment, stdin, and whether CNI_NETNS is this
  * process's own network namespace) and perform the steps the daemon answers with, until it sends the
- * result to print. The daemon decides everything; this side only acts, and only within bounds it sets
+ * result to print. The daemon's accepting thread answers "accepted" at once; after that the launcher
+ * waits up to STEP_ANSWER_MS for each answer. The daemon decides everything; this side only acts, and only within bounds it sets
  * itself: it runs a delegate found by a plain name on its own CNI_PATH with its own environment
  * (CNI_COMMAND replaced), and reads, writes or removes the one scratch file <data dir>/<CNI_CONTAINERID>
  * (data dir JFLANNEL_CNI_DATA_DIR, else /var/lib/cni/flannel). No socket, a refused connection, a frame
- * of another version, an answer slower than FIRST_ANSWER_MS (STEP_ANSWER_MS after a step), anything
+ * of another version, no first answer within FIRST_ANSWER_MS (STEP_ANSWER_MS once accepted), anything
  * malformed: the plugin's own JVM runs, with stdin restored. JFLANNEL_CNI_FAST=0 skips the fast path. */
 #include <poll.h>
 #include <signal.h>
@@ -1103,7 +1104,12 @@ static void fast_path(void) {
         int type;
         struct rd r;
         if (recv_frame(fd, &fr, timeout, &type, &r) < 0) {
+            fprintf(stderr, "flannel: fast path: no valid answer from flanneld within %d ms: running the plugin itself\n", timeout);
             goto fallback;
+        }
+        if (type == 'A' && timeout == FIRST_ANSWER_MS && r.n == 0) {
+            timeout = STEP_ANSWER_MS; /* admitted: the request may wait for the CPU in a storm */
+            continue;
         }
         if (type == 'D') {
             print_and_exit(&r);

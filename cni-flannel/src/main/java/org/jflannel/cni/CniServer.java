@@ -42,7 +42,7 @@ import jdk.net.UnixDomainPrincipal;
  * thread {@code cni-server} that accepts, a pool of threads {@code cni-request-N}, one per request in flight,
  * and the thread {@code cni-deadline} that closes a request's connection after {@link #DEADLINE}.
  * Peers other than uid 0 are refused; at most {@code maxInFlight} requests run at once, any other
- * is told to fall back; a request that does not parse gets a CNI error (code 6).
+ * is told to fall back, each admitted one is told so at once ({@link Wire#ACCEPTED}); a request that does not parse gets a CNI error (code 6).
  */
 public final class CniServer implements AutoCloseable {
 
@@ -112,7 +112,10 @@ public final class CniServer implements AutoCloseable {
             System.exit(2);
         }
         CniServer s = start(Path.of(args[0]), Path.of(args[1]), 128);
-        Runtime.getRuntime().addShutdownHook(new Thread(s::close, "cni-server-stop"));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            System.err.println("cni-server served=" + s.served() + " fallbacks=" + s.fallbacks() + " refused=" + s.refused());
+            s.close();
+        }, "cni-server-stop"));
         Thread.currentThread().join();
     }
 
@@ -143,12 +146,7 @@ public final class CniServer implements AutoCloseable {
                 System.getLogger("org.jflannel.cni").log(System.Logger.Level.WARNING, "cni-server accept failed: " + e);
                 continue;
             }
-            if (!inFlight.tryAcquire()) {
-                try (c) {
-                    fallback(Channels.newOutputStream(c)); // a few bytes into a fresh socket's buffer: no wait
-                } catch (IOException e) {
-                    // gone already
-                }
+            if (!admit(c)) {
                 continue;
             }
             workers.execute(() -> {
@@ -161,13 +159,40 @@ public final class CniServer implements AutoCloseable {
         }
     }
 
+    /**
+     * On the accepting thread, so the launcher hears within its first bound even while every worker is
+     * busy: a peer that is not root is hung up on, a request beyond the bound told to fall back, any
+     * other told it is accepted (then the launcher waits longer, as a request may wait for the CPU).
+     */
+    private boolean admit(SocketChannel c) {
+        try {
+            if (!fromRoot(c)) {
+                refused.incrementAndGet();
+                c.close();
+                return false;
+            }
+            if (!inFlight.tryAcquire()) {
+                try (c) {
+                    fallback(Channels.newOutputStream(c)); // a few bytes into a fresh socket's buffer: no wait
+                }
+                return false;
+            }
+            try {
+                new Wire.Builder(Wire.ACCEPTED).writeTo(Channels.newOutputStream(c));
+            } catch (IOException e) {
+                inFlight.release();
+                throw e;
+            }
+            return true;
+        } catch (IOException e) {
+            closeQuietly(c);
+            return false;
+        }
+    }
+
     private void serve(SocketChannel c) {
         ScheduledFuture<?> deadline = deadlines.schedule(() -> closeQuietly(c), DEADLINE, TimeUnit.SECONDS);
         try (c) {
-            if (!fromRoot(c)) {
-                refused.incrementAndGet();
-                return;
-            }
             handle(Channels.newInputStream(c), Channels.newOutputStream(c));
         } catch (IOException | UncheckedIOException e) {
             // the launcher went away or broke the protocol mid-request: it runs its own JVM

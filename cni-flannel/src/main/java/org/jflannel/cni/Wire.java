@@ -22,7 +22,9 @@ final class Wire {
     /** Launcher to daemon: the request; the reply to a step. */
     static final int REQUEST = 'Q';
     static final int REPLY = 'R';
-    /** Daemon to launcher: run your own JVM; perform a step; print this and exit. */
+    /** Daemon to launcher: accepted (sent at once; the launcher then waits longer); run your own JVM;
+     * perform a step; print this and exit. */
+    static final int ACCEPTED = 'A';
     static final int FALLBACK = 'F';
     static final int STEP = 'S';
     static final int DONE = 'D';
