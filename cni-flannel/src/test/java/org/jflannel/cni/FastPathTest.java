@@ -185,6 +185,20 @@ class FastPathTest {
     }
 
     @Test
+    void launcherOfAnotherProtocolVersionIsToldToFallBack() throws Exception {
+        try (CniServer server = CniServer.start(dir.resolve("cni.sock"), dir.resolve("subnet.env"), 8);
+             SocketChannel c = SocketChannel.open(UnixDomainSocketAddress.of(dir.resolve("cni.sock")))) {
+            Channels.newOutputStream(c).write(new byte[] {0, 0, 0, 3, 2, 'Q', 0}); // version 2: a newer launcher
+            InputStream in = Channels.newInputStream(c);
+            assertThat(Wire.read(in, Wire.MAX_REPLY).type()).isEqualTo(Wire.ACCEPTED);
+            Wire.Frame f = Wire.read(in, Wire.MAX_REPLY);
+            assertThat(f.type()).isEqualTo(Wire.FALLBACK);
+            assertThat(f.version()).isEqualTo(Wire.VERSION);
+            assertThat(server.fallbacks()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void oversizedRequestIsRefusedWithoutReadingIt() throws Exception {
         try (CniServer server = CniServer.start(dir.resolve("cni.sock"), dir.resolve("subnet.env"), 8);
              SocketChannel c = SocketChannel.open(UnixDomainSocketAddress.of(dir.resolve("cni.sock")))) {
