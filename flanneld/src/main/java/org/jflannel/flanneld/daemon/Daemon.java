@@ -349,7 +349,9 @@ public final class Daemon {
         }
         Path socket = subnetFile.toAbsolutePath().resolveSibling("cni.sock");
         try {
-            started.push(CniServer.start(socket, subnetFile, CNI_IN_FLIGHT));
+            CniServer server = CniServer.start(socket, subnetFile, CNI_IN_FLIGHT);
+            started.push(server);
+            metrics.setCniFastPath(() -> new long[] {server.served(), server.fallbacks(), server.refused()});
             LOG.info("cni fast path listening socket={} maxInFlight={}", socket, CNI_IN_FLIGHT);
         } catch (IOException | RuntimeException e) {
             LOG.warn("cni fast path not started socket={} error={}", socket, e.toString()); // the plugin runs its own JVM
