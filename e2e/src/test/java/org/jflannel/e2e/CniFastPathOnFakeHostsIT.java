@@ -132,7 +132,8 @@ class CniFastPathOnFakeHostsIT {
         return conf.toString();
     }
 
-    private static Map<String, Double> requests(DaemonSetCluster cluster, DaemonSetCluster.Node n) throws Exception {
+    /** flanneld_cni_requests_total by outcome, from the node's /metrics. */
+    static Map<String, Double> requests(DaemonSetCluster cluster, DaemonSetCluster.Node n) throws Exception {
         DaemonSetCluster.Probe p = cluster.probe(n, "/metrics");
         assertThat(p.status()).isEqualTo(200);
         Map<String, Double> out = new java.util.HashMap<>();
