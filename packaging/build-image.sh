@@ -34,7 +34,7 @@ created=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
 # and minus java.sql, which brought java.xml (2,210 classes, 11 MB of the modules file): the daemon's
 # only java.sql classes were picocli's optional converters, registered only if the class loads, and
 # Jackson's and protobuf-util's java.sql (de)serializers, which no type of ours reaches)
-FLANNELD_MODULES=java.base,java.logging,java.naming,java.net.http,jdk.httpserver,jdk.unsupported
+FLANNELD_MODULES=java.base,java.logging,java.naming,java.net.http,jdk.httpserver,jdk.net,jdk.unsupported
 CNI_MODULES=java.base
 # the layers' compression (docs/image.md): zstd (containerd >= 1.5, CRI-O, Docker >= 23) or gzip (any runtime)
 COMPRESSION=${JFLANNEL_IMAGE_COMPRESSION:-zstd}

@@ -14,12 +14,12 @@ final class AddCommand implements Command {
     @Override
     public void run(Invocation inv) throws CniException {
         FlannelNetConf conf = inv.netConf("failed to load flannel netconf file: failed to load netconf: ");
-        CniSubnetEnv subnetEnv = SubnetEnvLoader.load(conf.subnetFile(), CniException.INTERNAL);
+        CniSubnetEnv subnetEnv = SubnetEnvLoader.load(inv.host, conf.subnetFile(), CniException.INTERNAL);
         Map<String, Object> delegate = DelegateConfig.build(conf, subnetEnv);
         byte[] bytes = GoJsonWriter.compact(delegate);
         inv.stderr.println("delegateAdd: netconf sent to delegate plugin: " + new String(bytes, StandardCharsets.UTF_8));
         Protocol.validateContainerId(inv.containerId); // it becomes a file name
-        ScratchStore store = new ScratchStore(conf.dataDir());
+        Invocation.Scratch store = inv.scratch(conf.dataDir());
         store.write(inv.containerId, bytes);
         String type = (String) delegate.get("type");
         byte[] printed;

@@ -13,7 +13,7 @@ final class CheckCommand implements Command {
     @Override
     public void run(Invocation inv) throws CniException {
         FlannelNetConf conf = inv.netConf("failed to load flannel netconf file: failed to load netconf: ");
-        Optional<byte[]> stored = new ScratchStore(conf.dataDir()).read(inv.containerId);
+        Optional<byte[]> stored = inv.scratch(conf.dataDir()).read(inv.containerId);
         if (stored.isEmpty()) {
             throw new CniException(CniException.UNKNOWN_CONTAINER, "no saved configuration for container " + inv.containerId);
         }

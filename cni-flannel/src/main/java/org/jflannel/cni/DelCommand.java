@@ -13,7 +13,7 @@ final class DelCommand implements Command {
     @Override
     public void run(Invocation inv) throws CniException {
         FlannelNetConf conf = inv.netConf("failed to load netconf: ");
-        ScratchStore store = new ScratchStore(conf.dataDir());
+        Invocation.Scratch store = inv.scratch(conf.dataDir());
         Optional<byte[]> stored = store.read(inv.containerId);
         if (stored.isEmpty()) {
             return; // already deleted

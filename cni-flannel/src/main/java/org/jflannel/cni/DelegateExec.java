@@ -1,20 +1,16 @@
 package org.jflannel.cni;
 
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Runs a delegate plugin the way upstream's invoke package does (REFERENCE §12 "Delegation"):
  * found along CNI_PATH, run with the caller's environment and only CNI_COMMAND changed, the config
- * on stdin; a failure becomes the delegate's CNI error or one of invoke's texts.
+ * on stdin (by the {@link Host}); a failure becomes the delegate's CNI error or one of invoke's texts.
  */
 final class DelegateExec {
 
@@ -22,10 +18,12 @@ final class DelegateExec {
 
     private final Map<String, String> env;
     private final PrintStream stderr;
+    private final Host host;
 
-    DelegateExec(Map<String, String> env, PrintStream stderr) {
+    DelegateExec(Map<String, String> env, PrintStream stderr, Host host) {
         this.env = env;
         this.stderr = stderr;
+        this.host = host;
     }
 
     /** invoke.FindInPath over CNI_PATH. Messages are not CNI errors (code 999 when returned). */
@@ -41,88 +39,38 @@ final class DelegateExec {
         if (dirs.isEmpty()) {
             throw CniException.internal("no paths provided");
         }
-        for (String dir : dirs) {
-            Path p = dir.isEmpty() ? Path.of(plugin) : Path.of(dir, plugin);
-            if (Files.isRegularFile(p)) {
-                return p.toString();
-            }
+        Optional<String> found = host.findPlugin(plugin, dirs);
+        if (found.isPresent()) {
+            return found.get();
         }
         throw CniException.internal("failed to find plugin " + GoText.quote(plugin) + " in path [" + String.join(" ", dirs) + "]");
     }
 
     /** Runs {@code plugin} with {@code command}; returns its stdout, or throws its error. */
     byte[] run(String pluginPath, String command, byte[] config) throws CniException {
+        String plugin = Path.of(pluginPath).getFileName().toString();
         for (int attempt = 1; ; attempt++) {
-            Process p;
+            Host.Ran ran;
             try {
-                p = start(pluginPath, command);
-            } catch (IOException e) {
-                String msg = String.valueOf(e.getMessage());
-                if (msg.contains("Text file busy")) {
+                ran = host.run(plugin, pluginPath, command, config);
+            } catch (Host.StartFailure e) {
+                if (e.textFileBusy()) {
                     if (attempt >= BUSY_ATTEMPTS) {
                         return new byte[0]; // upstream gives up silently with empty output
                     }
                     pause();
                     continue;
                 }
-                throw new CniException(0, "netplugin failed with no error message: fork/exec " + pluginPath + ": " + reason(msg));
+                throw new CniException(0, "netplugin failed with no error message: fork/exec " + pluginPath + ": " + e.getMessage());
             }
-            return collect(p, config);
-        }
-    }
-
-    private Process start(String pluginPath, String command) throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(pluginPath);
-        Map<String, String> childEnv = pb.environment();
-        childEnv.clear();
-        childEnv.putAll(env);
-        childEnv.put("CNI_COMMAND", command);
-        return pb.start();
-    }
-
-    private byte[] collect(Process p, byte[] config) throws CniException {
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        // an anonymous class, not a lambda: a lambda's first use costs the JVM a bootstrap per pod
-        Thread errReader = new Thread("delegate-stderr") {
-            @Override
-            public void run() {
-                copy(p.getErrorStream(), err);
+            if (ran.exit() != 0) {
+                throw pluginError(ran.exit(), ran.stdout(), ran.stderr());
             }
-        };
-        errReader.start();
-        byte[] out;
-        int exit;
-        try {
-            try (OutputStream in = p.getOutputStream()) {
-                in.write(config);
-            } catch (IOException e) {
-                // the delegate may exit without reading stdin; its exit status tells the story
+            if (ran.stderr().length > 0) {
+                stderr.write(ran.stderr(), 0, ran.stderr().length); // upstream passes stderr on only on success
+                stderr.flush();
             }
-            out = p.getInputStream().readAllBytes();
-            exit = p.waitFor();
-            errReader.join();
-        } catch (IOException e) {
-            throw CniException.internal("reading delegate output: " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            p.destroyForcibly();
-            throw CniException.internal("interrupted while waiting for the delegate");
-        }
-        if (exit != 0) {
-            throw pluginError(exit, out, err.toByteArray());
-        }
-        if (err.size() > 0) {
-            stderr.write(err.toByteArray(), 0, err.size()); // upstream passes stderr on only on success
-            stderr.flush();
-        }
-        return out;
-    }
-
-    private static void copy(InputStream in, ByteArrayOutputStream out) {
-        try (in) {
-            in.transferTo(out);
-        } catch (IOException e) {
-            // stderr is informational only
+            return ran.stdout();
         }
     }
 
@@ -141,13 +89,6 @@ final class DelegateExec {
             return new CniException(0, "netplugin failed but error parsing its diagnostic message "
                 + GoText.quote(new String(stdout, StandardCharsets.UTF_8)) + ": " + parseError.getMessage());
         }
-    }
-
-    /** "error=13, Permission denied" gives "permission denied", as Go's errno text. */
-    private static String reason(String javaMessage) {
-        int comma = javaMessage.indexOf(", ", javaMessage.indexOf("error="));
-        String r = comma >= 0 ? javaMessage.substring(comma + 2) : javaMessage;
-        return r.isEmpty() ? r : Character.toLowerCase(r.charAt(0)) + r.substring(1);
     }
 
     private static void pause() throws CniException {

@@ -3,8 +3,6 @@ package org.jflannel.cni;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,9 +24,16 @@ public final class FlannelPlugin {
     private final InputStream stdin;
     private final PrintStream stdout;
     private final PrintStream stderr;
+    private final Host host;
     private String requestVersion = Protocol.LATEST;
 
     public FlannelPlugin(Map<String, String> env, InputStream stdin, PrintStream stdout, PrintStream stderr) {
+        this(env, stdin, stdout, stderr, new LocalHost(Map.copyOf(env)));
+    }
+
+    /** With the host's effects performed by {@code host} (the fast path's {@link RemoteHost}). */
+    FlannelPlugin(Map<String, String> env, InputStream stdin, PrintStream stdout, PrintStream stderr, Host host) {
+        this.host = host;
         this.env = Map.copyOf(env);
         this.stdin = stdin;
         this.stdout = stdout;
@@ -62,7 +67,7 @@ public final class FlannelPlugin {
         }
         byte[] input = readStdin();
         Object config = validateConfig(input);
-        Invocation inv = new Invocation(env, input, config, stdout, stderr);
+        Invocation inv = new Invocation(env, input, config, stdout, stderr, host);
         switch (cmd) {
             case "ADD" -> {
                 callChecked(inv, new AddCommand());
@@ -175,13 +180,8 @@ public final class FlannelPlugin {
         if (override.equalsIgnoreCase("true") || override.equals("1") || inv.netns.isEmpty()) {
             return;
         }
-        try {
-            // device and inode of both (stat), as skel compares them; no attribute-view maps
-            if (Files.isSameFile(Path.of("/proc/self/ns/net"), Path.of(inv.netns))) {
-                throw new CniException(CniException.INVALID_NETNS, "plugin's netns and netns from CNI_NETNS should not be the same");
-            }
-        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
-            // a path that does not exist is not the plugin's namespace
+        if (host.isOwnNetns(inv.netns)) {
+            throw new CniException(CniException.INVALID_NETNS, "plugin's netns and netns from CNI_NETNS should not be the same");
         }
     }
 

@@ -15,7 +15,7 @@ final class GcCommand implements Command {
     @Override
     public void run(Invocation inv) throws CniException {
         FlannelNetConf conf = inv.netConf("failed to load flannel netconf file: failed to load netconf: ");
-        ScratchStore store = new ScratchStore(conf.dataDir());
+        Invocation.Scratch store = inv.scratch(conf.dataDir());
         if (conf.validAttachments() != null) { // without the list we cannot tell stale from live
             Set<String> valid = new HashSet<>(conf.validAttachments());
             for (String id : store.containerIds()) {
@@ -26,7 +26,7 @@ final class GcCommand implements Command {
         }
         CniSubnetEnv subnetEnv;
         try {
-            subnetEnv = SubnetEnvLoader.load(conf.subnetFile(), CniException.INTERNAL);
+            subnetEnv = SubnetEnvLoader.load(inv.host, conf.subnetFile(), CniException.INTERNAL);
         } catch (CniException e) {
             inv.stderr.println("GC: not forwarded to the delegate: " + e.getMessage());
             return;

@@ -16,8 +16,10 @@ final class Invocation {
     final Object config;
     final PrintStream stdout;
     final PrintStream stderr;
+    final Host host;
 
-    Invocation(Map<String, String> env, byte[] stdin, Object config, PrintStream stdout, PrintStream stderr) {
+    Invocation(Map<String, String> env, byte[] stdin, Object config, PrintStream stdout, PrintStream stderr, Host host) {
+        this.host = host;
         this.env = env;
         this.containerId = env.getOrDefault("CNI_CONTAINERID", "");
         this.netns = env.getOrDefault("CNI_NETNS", "");
@@ -38,6 +40,30 @@ final class Invocation {
     }
 
     DelegateExec delegates() {
-        return new DelegateExec(env, stderr);
+        return new DelegateExec(env, stderr, host);
+    }
+
+    /** The scratch files of {@code dataDir}, through the host. */
+    Scratch scratch(String dataDir) {
+        return new Scratch(host, dataDir);
+    }
+
+    /** ScratchStore's verbs for one data directory, performed by the host. */
+    record Scratch(Host host, String dataDir) {
+        void write(String id, byte[] bytes) throws CniException {
+            host.writeScratch(dataDir, id, bytes);
+        }
+
+        java.util.Optional<byte[]> read(String id) throws CniException {
+            return host.readScratch(dataDir, id);
+        }
+
+        void remove(String id) {
+            host.removeScratch(dataDir, id);
+        }
+
+        java.util.List<String> containerIds() throws CniException {
+            return host.scratchIds(dataDir);
+        }
     }
 }

@@ -10,7 +10,7 @@ final class StatusCommand implements Command {
     public void run(Invocation inv) throws CniException {
         FlannelNetConf conf = inv.netConf("failed to load flannel netconf file: failed to load netconf: ");
         try {
-            SubnetEnvLoader.load(conf.subnetFile(), CniException.NOT_AVAILABLE);
+            SubnetEnvLoader.load(inv.host, conf.subnetFile(), CniException.NOT_AVAILABLE);
         } catch (CniException e) {
             throw new CniException(CniException.NOT_AVAILABLE, e.msg());
         }

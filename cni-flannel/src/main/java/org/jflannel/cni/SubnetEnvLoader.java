@@ -10,9 +10,9 @@ final class SubnetEnvLoader {
     }
 
     /** Code 7 for a line without '=' (Ours), {@code failureCode} for everything else. */
-    static CniSubnetEnv load(String path, long failureCode) throws CniException {
+    static CniSubnetEnv load(Host host, String path, long failureCode) throws CniException {
         try {
-            return CniSubnetEnv.read(path);
+            return host.readSubnetEnv(path);
         } catch (ConfigException e) {
             String msg = "failed to load flannel 'subnet.env' file: " + e.getMessage() + ". Check the flannel pod log for this node.";
             if (e instanceof CniSubnetEnv.MissingEqualsException) {

@@ -58,8 +58,13 @@ final class CniNode implements AutoCloseable {
         return env;
     }
 
-    /** Runs our plugin in the node namespace. */
+    /** Runs our plugin in the node namespace: bin/flannel, or with -Djflannel.cni.mode=fast the launcher and the fast path. */
     Netns.Result flannel(String command, String containerId, Netns pod, String stdin) {
+        if (FastPathFixture.FAST) {
+            Map<String, String> env = FastPathFixture.withSocket(env(command, containerId, pod));
+            env.put("JFLANNEL_CNI_DATA_DIR", dataDir.toString());
+            return ns.execWith(env, stdin, TestLauncher.shared().file.toString());
+        }
         return ns.execWith(env(command, containerId, pod), stdin, LAUNCHER.toString());
     }
 
@@ -70,6 +75,10 @@ final class CniNode implements AutoCloseable {
 
     @Override
     public void close() {
+        if (FastPathFixture.FAST) { // the proof that this mode was the one used: no call ran the plugin's own JVM
+            assertThat(TestLauncher.shared().fallbacks()).as("plugin calls that fell back to their own JVM").isZero();
+            assertThat(FastPathFixture.server().served()).isPositive();
+        }
         ns.close(); // takes the bridge, the veths' node ends and the node's iptables with it
     }
 }

@@ -59,6 +59,7 @@ final class PluginHarness {
         env.put("CNI_IFNAME", "eth0");
         env.put("CNI_PATH", bin.toString());
         env.put("FAKE_SCRATCH", dataDir.resolve(CONTAINER).toString());
+        env.put("JFLANNEL_CNI_DATA_DIR", dataDir.toString()); // the launcher keeps scratch files only there
     }
 
     /** A fake plugin named {@code type}: answers from reply.CMD / stderr.CMD / exit.CMD in the temp dir. */
@@ -110,7 +111,12 @@ final class PluginHarness {
         return runWith(env, stdin);
     }
 
+    /** In-process, or through the launcher and the fast path ({@link FastPathFixture}). */
     static Outcome runWith(Map<String, String> env, String stdin) {
+        return FastPathFixture.FAST ? FastPathFixture.run(env, stdin) : runInProcess(env, stdin);
+    }
+
+    static Outcome runInProcess(Map<String, String> env, String stdin) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int exit = new FlannelPlugin(env, new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),

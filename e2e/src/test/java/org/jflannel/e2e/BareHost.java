@@ -33,6 +33,8 @@ final class BareHost {
     private final String nodeNs;
     private final FakeHost node;
     private final Path driver;
+    /** Added to the driver's environment, which libcni passes on to the plugins (JFLANNEL_CNI_FAST=0). */
+    private final Map<String, String> pluginEnv = new TreeMap<>();
 
     private BareHost(Path root, String nodeNs, FakeHost node, Path driver) {
         this.root = root;
@@ -85,8 +87,16 @@ final class BareHost {
         return dir;
     }
 
-    private static Map<String, String> driverEnv(String netconfDir) {
-        return new TreeMap<>(Map.of("NETCONFPATH", netconfDir, "CNI_PATH", "/opt/cni/bin"));
+    private Map<String, String> driverEnv(String netconfDir) {
+        Map<String, String> env = new TreeMap<>(pluginEnv);
+        env.putAll(Map.of("NETCONFPATH", netconfDir, "CNI_PATH", "/opt/cni/bin"));
+        return env;
+    }
+
+    /** The plugin's fast path off (issue 37): every call runs the plugin's own JVM even while flanneld serves the node. */
+    BareHost withoutFastPath() {
+        pluginEnv.put("JFLANNEL_CNI_FAST", "0");
+        return this;
     }
 
     private List<String> driverArgv(List<String> args) {

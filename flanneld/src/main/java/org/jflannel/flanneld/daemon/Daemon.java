@@ -23,6 +23,7 @@ import org.jflannel.core.Network;
 import org.jflannel.core.SubnetEnv;
 import org.jflannel.core.SubnetManager;
 import org.jflannel.flanneld.config.Options;
+import org.jflannel.cni.CniServer;
 import org.jflannel.flanneld.health.HealthServer;
 import org.jflannel.flanneld.health.Metrics;
 import org.jflannel.flanneld.iface.InterfaceSelector;
@@ -51,6 +52,8 @@ public final class Daemon {
     private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
 
     private final Options o;
+    /** CNI requests served at once; more are told to run the plugin's own JVM. */
+    private static final int CNI_IN_FLIGHT = 128;
     private final Map<String, String> env;
     private final Shutdown shutdown = new Shutdown();
     private final Metrics metrics = new Metrics();
@@ -138,6 +141,7 @@ public final class Daemon {
         new RulesSetup(o, metrics, started).apply(conf, lease, previous);
         startBlackholeRoutes(conf, lease);
         writeSubnetEnv(subnetFile, conf, network);
+        startCniServer(subnetFile);
         try {
             loop.start(subnets, network);
         } catch (IOException e) {
@@ -334,6 +338,26 @@ public final class Daemon {
     }
 
     /** §3: written once, atomically; a failure is only a warning (and the daemon is then never ready). */
+    /**
+     * Ours (issue 37): the CNI plugin's fast path, a unix socket beside subnet.env (/run/flannel/cni.sock,
+     * where the launcher looks) that runs the plugin's code in this warm JVM; started once subnet.env is
+     * written, so a pod attached before gets the plugin's own JVM. FLANNELD_CNI_FAST_PATH=false: no socket.
+     */
+    private void startCniServer(Path subnetFile) {
+        if ("false".equals(env.get("FLANNELD_CNI_FAST_PATH"))) {
+            return;
+        }
+        Path socket = subnetFile.toAbsolutePath().resolveSibling("cni.sock");
+        try {
+            CniServer server = CniServer.start(socket, subnetFile, CNI_IN_FLIGHT);
+            started.push(server);
+            metrics.setCniFastPath(() -> new long[] {server.served(), server.fallbacks(), server.refused()});
+            LOG.info("cni fast path listening socket={} maxInFlight={}", socket, CNI_IN_FLIGHT);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("cni fast path not started socket={} error={}", socket, e.toString()); // the plugin runs its own JVM
+        }
+    }
+
     private void writeSubnetEnv(Path file, NetConf conf, Network network) {
         Lease lease = network.lease();
         boolean v4 = conf.enableIPv4();

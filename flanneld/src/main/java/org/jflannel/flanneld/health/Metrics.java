@@ -159,6 +159,26 @@ public final class Metrics {
             .callback(cb -> withNetworkPolicy(s -> cb.call(s.lastApplySeconds()))).register(registry);
 
     /** Turns the network-policy series on, read from {@code sample} and {@code drops} at each scrape. */
+    /** The CNI fast path's requests (issue 37), read at scrape time; absent while it does not run. */
+    private volatile java.util.function.Supplier<long[]> cniRequests = () -> null;
+    private final CounterWithCallback cniRequestsTotal = CounterWithCallback.builder()
+            .name("flanneld_cni_requests_total")
+            .help("CNI plugin requests on the fast path's socket (outcome: served, fallback: told to run the plugin's own JVM, refused: peer not root)")
+            .labelNames("outcome")
+            .callback(cb -> {
+                long[] c = cniRequests.get();
+                if (c != null) {
+                    cb.call(c[0], "served");
+                    cb.call(c[1], "fallback");
+                    cb.call(c[2], "refused");
+                }
+            }).register(registry);
+
+    /** {@code counts} gives served, fallback, refused. */
+    public void setCniFastPath(java.util.function.Supplier<long[]> counts) {
+        cniRequests = counts;
+    }
+
     public void setNetworkPolicy(java.util.function.Supplier<NetworkPolicySample> sample,
                                  java.util.function.Supplier<java.util.Map<String, Long>> drops) {
         networkPolicy = sample;
