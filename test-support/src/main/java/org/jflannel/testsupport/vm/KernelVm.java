@@ -46,7 +46,7 @@ public final class KernelVm {
             throw new IllegalStateException("the kernel VM harness is missing: " + harness);
         }
         List<String> cmd = new ArrayList<>(List.of(harness.toString(), "--timeout", Long.toString(bound.toSeconds() - 60),
-                "--module", "tun", "--module", "br_netfilter", "--module", "sctp", "--overlay", root.toString(), "--",
+                "--module", "tun", "--module", "br_netfilter", "--overlay", root.toString(), "--",
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:TieredStopAtLevel=1",
                 "-Djflannel.integration=" + Boolean.getBoolean("jflannel.integration"),
                 // the guest's /tmp shows the host's (the project may live there), where other runs keep state
