@@ -40,6 +40,10 @@ class UdpDatapathFuzzTest {
     private static final ByteBuffer HEADERS = ByteBuffer.allocateDirect(TcpSegmenter.MAX_SEGMENTS * TcpSegmenter.HEADER_SLOT);
     private static final ByteBuffer ICMP = ByteBuffer.allocateDirect(1024);
     private static final IoVec IOV = new IoVec(2 * TcpSegmenter.MAX_SEGMENTS);
+    // one per receiving thread in the daemon, reused batch after batch: here too (each holds native memory)
+    private static final TrainCoalescer[] COALESCERS = {
+        new TrainCoalescer(true, true, false, UdpDatapathFuzzTest::checkWritten),
+        new TrainCoalescer(true, true, true, UdpDatapathFuzzTest::checkWritten)};
 
     @FuzzTest(maxDuration = "5m")
     void datagramsFromTheUnderlay(byte[] input) {
@@ -48,8 +52,7 @@ class UdpDatapathFuzzTest {
         }
         PacketPath path = new PacketPath(new UdpCounters());
         path.peers(PEERS);
-        boolean verify = (input[0] & 1) != 0;
-        TrainCoalescer coalescer = new TrainCoalescer(true, true, verify, UdpDatapathFuzzTest::checkWritten);
+        TrainCoalescer coalescer = COALESCERS[input[0] & 1];
         TRAIN.clear();
         int datagrams = 0;
         int admitted = 0;
