@@ -14,6 +14,7 @@ import org.jflannel.backend.udp.UdpNetwork;
 import org.jflannel.backend.vxlan.VxlanBackend;
 import org.jflannel.backend.wireguard.WireguardBackend;
 import org.jflannel.backend.wireguard.WireguardNetwork;
+import org.jflannel.backend.wireguard.protocol.Counters;
 import org.jflannel.backend.vxlan.VxlanNetwork;
 import org.jflannel.backend.vxlan.VxlanSettings;
 import org.jflannel.core.Backend;
@@ -119,14 +120,25 @@ final class Backends {
 
     /** The userspace WireGuard's drops by reason over its devices, as errors {@code wireguard_<reason>} (as deltas). */
     private static void bridgeWireguard(WireguardNetwork network, Metrics metrics) {
-        String[] names = {"bad_mac", "bad_handshake", "bad_auth", "replay", "bad_source", "unknown_index", "rate_limited"};
+        bridgeWireguardDrops(network::allCounters, metrics);
+    }
+
+    /**
+     * Every drop the userspace data plane counts, by reason: malformed (a datagram of no known type or
+     * length), no_peer (a packet from the TUN no peer's allowed IPs hold) and stale_keys (no session young
+     * enough to send on) were counted but never exported before issue 38.
+     */
+    static void bridgeWireguardDrops(java.util.function.Supplier<List<Counters>> counters, Metrics metrics) {
+        String[] names = {"bad_mac", "bad_handshake", "bad_auth", "replay", "bad_source", "unknown_index", "rate_limited",
+            "malformed", "no_peer", "stale_keys"};
         long[] last = new long[names.length];
         metrics.addScrapeHook(() -> {
             synchronized (last) {
                 long[] now = new long[names.length];
-                for (var c : network.allCounters()) { // flannel-wg and, in separate mode, flannel-wg-v6
+                for (var c : counters.get()) { // flannel-wg and, in separate mode, flannel-wg-v6
                     long[] one = {c.droppedBadMac.sum(), c.droppedBadHandshake.sum(), c.droppedBadAuth.sum(), c.droppedReplay.sum(),
-                        c.droppedBadSource.sum(), c.droppedUnknownIndex.sum(), c.droppedRateLimited.sum()};
+                        c.droppedBadSource.sum(), c.droppedUnknownIndex.sum(), c.droppedRateLimited.sum(),
+                        c.droppedMalformed.sum(), c.droppedNoPeer.sum(), c.droppedStaleKeys.sum()};
                     for (int i = 0; i < now.length; i++) {
                         now[i] += one[i];
                     }

@@ -10,7 +10,10 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,11 +21,22 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code /healthz}, {@code /readyz} (REFERENCE §9.1), {@code /metrics} and {@code /peers} (Ours,
  * issue 12: the peer prober's verdicts as JSON; never part of readiness) on
- * {@code --healthz-ip:--healthz-port}, served by the JDK's HTTP server on one named thread.
+ * {@code --healthz-ip:--healthz-port}, served by the JDK's HTTP server.
+ *
+ * <p>Hostile clients (issue 38): the JDK's server reads a request's line and headers on an executor
+ * thread, blocking; with one thread, a client that sent half a request line and waited held every later
+ * request, the kubelet's liveness probe included, forever. So requests are read on their own threads
+ * ({@code healthz-N}, at most {@link #MAX_THREADS}, idle ones end after 10 s; beyond that a connection is
+ * closed), a request not read whole within {@link #MAX_REQUEST_SECONDS} s is dropped by the server's timer,
+ * and the handlers themselves still run one at a time (the renderers assume it).
  */
 public final class HealthServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HealthServer.class);
     static final int STOP_TIMEOUT_SECONDS = 3;
+    static final int MAX_THREADS = 256;
+    static final int MAX_REQUEST_SECONDS = 2;
+    /** The handlers run one at a time, as they did on the single thread. */
+    private static final Object HANDLERS = new Object();
 
     private final HttpServer server;
     private final ExecutorService executor;
@@ -40,32 +54,42 @@ public final class HealthServer implements AutoCloseable {
     /** As above, with {@code peers} rendering the /peers document (called on the healthz thread per request). */
     public static HealthServer start(InetAddress ip, int port, BooleanSupplier ready, Metrics metrics,
                                      Callable<String> peers) throws IOException {
+        // read by the JDK's ServerConfig once, when the first server is made; an operator's own setting wins
+        if (System.getProperty("sun.net.httpserver.maxReqTime") == null) {
+            System.setProperty("sun.net.httpserver.maxReqTime", Integer.toString(MAX_REQUEST_SECONDS));
+        }
         HttpServer server = HttpServer.create(new InetSocketAddress(ip, port), 16);
         server.createContext("/healthz", ex -> reply(ex, "/healthz", 200, "flanneld is running"));
         server.createContext("/readyz", ex -> {
-            boolean ok = ready.getAsBoolean();
+            boolean ok;
+            synchronized (HANDLERS) {
+                ok = ready.getAsBoolean();
+            }
             reply(ex, "/readyz", ok ? 200 : 503, ok ? "flanneld is ready" : "flanneld is not ready yet");
         });
         server.createContext("/metrics", ex -> {
             ByteArrayOutputStream body = new ByteArrayOutputStream(4096);
-            metrics.writeText(body);
+            synchronized (HANDLERS) {
+                metrics.writeText(body);
+            }
             send(ex, "/metrics", 200, metrics.contentType(), body.toByteArray());
         });
         server.createContext("/peers", ex -> {
             byte[] body;
             try {
-                body = peers.call().getBytes(StandardCharsets.UTF_8);
+                body = render(peers);
             } catch (Exception e) {
                 reply(ex, "/peers", 500, "peers: " + e);
                 return;
             }
             send(ex, "/peers", 200, "application/json", body);
         });
-        ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "healthz");
+        AtomicInteger threads = new AtomicInteger();
+        ExecutorService executor = new ThreadPoolExecutor(0, MAX_THREADS, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+            Thread t = new Thread(r, "healthz-" + threads.incrementAndGet());
             t.setDaemon(true);
             return t;
-        });
+        }); // a rejected connection is closed by the server
         server.setExecutor(executor);
         server.start();
         LOG.info("health server listening address={}:{}", ip.getHostAddress(), server.getAddress().getPort());
@@ -77,13 +101,19 @@ public final class HealthServer implements AutoCloseable {
         server.createContext(path, ex -> {
             byte[] body;
             try {
-                body = render.call().getBytes(StandardCharsets.UTF_8);
+                body = render(render);
             } catch (Exception e) {
                 reply(ex, path, 500, path + ": " + e);
                 return;
             }
             send(ex, path, 200, "application/json", body);
         });
+    }
+
+    private static byte[] render(Callable<String> document) throws Exception {
+        synchronized (HANDLERS) {
+            return document.call().getBytes(StandardCharsets.UTF_8);
+        }
     }
 
     public int port() {

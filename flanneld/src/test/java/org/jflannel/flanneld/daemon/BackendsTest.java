@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.net.Inet4Address;
 import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;
+import java.util.List;
 import java.nio.charset.StandardCharsets;
 import org.jflannel.backend.extension.AllocBackend;
 import org.jflannel.backend.extension.ExtensionBackend;
@@ -43,6 +44,34 @@ class BackendsTest {
 
         assertThat(Backends.create("wireguard", ext, null, Runnable::run))
                 .isInstanceOf(org.jflannel.backend.wireguard.WireguardBackend.class);
+    }
+
+    /** Every drop reason the userspace WireGuard counts reaches /metrics, summed over its devices (issue 38). */
+    @Test
+    void everyWireguardDropReasonIsExported() throws Exception {
+        var v4 = new org.jflannel.backend.wireguard.protocol.Counters();
+        var v6 = new org.jflannel.backend.wireguard.protocol.Counters();
+        var metrics = new org.jflannel.flanneld.health.Metrics();
+        Backends.bridgeWireguardDrops(() -> List.of(v4, v6), metrics);
+        v4.droppedMalformed.add(3);
+        v6.droppedMalformed.add(1);
+        v4.droppedNoPeer.add(2);
+        v6.droppedStaleKeys.add(5);
+        v4.droppedReplay.add(7);
+
+        var out = new java.io.ByteArrayOutputStream();
+        metrics.writeText(out);
+        metrics.writeText(new java.io.ByteArrayOutputStream()); // a second scrape adds nothing
+        var again = new java.io.ByteArrayOutputStream();
+        metrics.writeText(again);
+
+        for (String text : List.of(out.toString(java.nio.charset.StandardCharsets.UTF_8),
+                again.toString(java.nio.charset.StandardCharsets.UTF_8))) {
+            assertThat(text).contains("flanneld_errors_total{kind=\"wireguard_malformed\"} 4.0")
+                    .contains("flanneld_errors_total{kind=\"wireguard_no_peer\"} 2.0")
+                    .contains("flanneld_errors_total{kind=\"wireguard_stale_keys\"} 5.0")
+                    .contains("flanneld_errors_total{kind=\"wireguard_replay\"} 7.0");
+        }
     }
 
     @Test

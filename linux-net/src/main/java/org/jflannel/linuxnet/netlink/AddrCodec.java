@@ -22,7 +22,11 @@ final class AddrCodec {
         w.u8(family).u8(0).u8(0).u8(0).u32(0);
     }
 
+    /** The address, or null: a message shorter than its family header, or with fields no record of ours can hold (a table ID beyond 2^31, a prefix longer than its family), is skipped: an exception here ended a dump or the monitor thread (NetlinkDecodeFuzzTest). */
     static Address decode(ByteBuffer b, int off, int len) {
+        if (len < IFADDRMSG_LEN) {
+            return null;
+        }
         int prefixLen = b.get(off + 1) & 0xff;
         int flags = b.get(off + 2) & 0xff;
         int scope = b.get(off + 3) & 0xff;
@@ -33,6 +37,10 @@ final class AddrCodec {
         if (ip == null) {
             return null;
         }
-        return new Address(index, new IpPrefix(ip, prefixLen), scope, a.u32(IFA_FLAGS, flags));
+        try {
+            return new Address(index, new IpPrefix(ip, prefixLen), scope, a.u32(IFA_FLAGS, flags));
+        } catch (IllegalArgumentException unrepresentable) {
+            return null;
+        }
     }
 }

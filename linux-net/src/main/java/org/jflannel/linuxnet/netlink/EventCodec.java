@@ -11,12 +11,18 @@ final class EventCodec {
 
     static NetlinkEvent decode(int type, ByteBuffer b, int off, int len) {
         return switch (type) {
-            case RTM_NEWLINK, RTM_DELLINK -> new NetlinkEvent.LinkEvent(LinkCodec.decode(b, off, len), type == RTM_DELLINK);
+            case RTM_NEWLINK, RTM_DELLINK -> {
+                Link l = LinkCodec.decode(b, off, len);
+                yield l == null ? null : new NetlinkEvent.LinkEvent(l, type == RTM_DELLINK);
+            }
             case RTM_NEWADDR, RTM_DELADDR -> {
                 Address a = AddrCodec.decode(b, off, len);
                 yield a == null ? null : new NetlinkEvent.AddressEvent(a, type == RTM_DELADDR);
             }
-            case RTM_NEWROUTE, RTM_DELROUTE -> new NetlinkEvent.RouteEvent(RouteCodec.decode(b, off, len), type == RTM_DELROUTE);
+            case RTM_NEWROUTE, RTM_DELROUTE -> {
+                Route r = RouteCodec.decode(b, off, len);
+                yield r == null ? null : new NetlinkEvent.RouteEvent(r, type == RTM_DELROUTE);
+            }
             case RTM_NEWNEIGH, RTM_DELNEIGH -> neigh(type, b, off, len);
             default -> null;
         };

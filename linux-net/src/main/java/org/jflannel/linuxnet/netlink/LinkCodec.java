@@ -125,6 +125,9 @@ final class LinkCodec {
 
     /** Decodes an ifinfomsg payload starting at {@code off}. */
     static Link decode(ByteBuffer b, int off, int len) {
+        if (len < IFINFOMSG_LEN) {
+            return null; // a message shorter than its family header, or with fields no record of ours can hold (a table ID beyond 2^31, a prefix longer than its family), is skipped: an exception here ended a dump or the monitor thread (NetlinkDecodeFuzzTest)
+        }
         int index = b.getInt(off + 4);
         int flags = b.getInt(off + 8);
         NlAttrs a = NlAttrs.parse(b, off + IFINFOMSG_LEN, off + len);
@@ -141,8 +144,12 @@ final class LinkCodec {
         }
         String name = a.string(IFLA_IFNAME);
         MacAddress mac = a.mac(IFLA_ADDRESS);
-        return new Link(index, name == null ? "" : name, kind, a.u32(IFLA_MTU, 0), mac, (flags & Link.IFF_UP) != 0,
-                flags, vx);
+        try {
+            return new Link(index, name == null ? "" : name, kind, a.u32(IFLA_MTU, 0), mac, (flags & Link.IFF_UP) != 0,
+                    flags, vx);
+        } catch (IllegalArgumentException unrepresentable) {
+            return null;
+        }
     }
 
     static VxlanInfo decodeVxlan(NlAttrs d) {

@@ -42,11 +42,14 @@ final class NeighCodec {
     }
 
     static boolean isBridge(ByteBuffer b, int off) {
-        return (b.get(off) & 0xff) == AF_BRIDGE;
+        return off < b.limit() && (b.get(off) & 0xff) == AF_BRIDGE;
     }
 
     /** An ARP/NDP entry, or null for other families or entries without an address. */
     static Neighbour decodeNeighbour(ByteBuffer b, int off, int len) {
+        if (len < NDMSG_LEN) {
+            return null; // a message shorter than its family header, or with fields no record of ours can hold (a table ID beyond 2^31, a prefix longer than its family), is skipped: an exception here ended a dump or the monitor thread (NetlinkDecodeFuzzTest)
+        }
         int family = b.get(off) & 0xff;
         if (family != AF_INET && family != AF_INET6) {
             return null;
@@ -57,12 +60,16 @@ final class NeighCodec {
         if (ip == null || index <= 0) {
             return null;
         }
-        return new Neighbour(index, ip, a.mac(NDA_LLADDR), b.getShort(off + 8) & 0xffff);
+        try {
+            return new Neighbour(index, ip, a.mac(NDA_LLADDR), b.getShort(off + 8) & 0xffff);
+        } catch (IllegalArgumentException unrepresentable) {
+            return null;
+        }
     }
 
     /** A VXLAN FDB entry, or null for entries without a remote destination (bridge port MACs, multicast). */
     static FdbEntry decodeFdb(ByteBuffer b, int off, int len) {
-        if (!isBridge(b, off)) {
+        if (len < NDMSG_LEN || !isBridge(b, off)) {
             return null;
         }
         NlAttrs a = NlAttrs.parse(b, off + NDMSG_LEN, off + len);
@@ -72,6 +79,10 @@ final class NeighCodec {
         if (mac == null || dst == null || index <= 0) {
             return null;
         }
-        return new FdbEntry(index, mac, dst);
+        try {
+            return new FdbEntry(index, mac, dst);
+        } catch (IllegalArgumentException unrepresentable) {
+            return null;
+        }
     }
 }

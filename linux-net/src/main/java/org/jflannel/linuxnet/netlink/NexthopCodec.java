@@ -39,6 +39,9 @@ final class NexthopCodec {
 
     /** A single-gateway nexthop, or null for groups, blackholes and nexthops without a gateway. */
     static Nexthop decode(ByteBuffer b, int off, int len) {
+        if (len < NHMSG_LEN) {
+            return null; // a message shorter than its family header, or with fields no record of ours can hold (a table ID beyond 2^31, a prefix longer than its family), is skipped: an exception here ended a dump or the monitor thread (NetlinkDecodeFuzzTest)
+        }
         int protocol = b.get(off + 2) & 0xff;
         int flags = b.getInt(off + 4);
         NlAttrs a = NlAttrs.parse(b, off + NHMSG_LEN, off + len);
@@ -47,6 +50,10 @@ final class NexthopCodec {
         if (a.has(NHA_GROUP) || a.has(NHA_BLACKHOLE) || gw == null || oif <= 0 || !a.has(NHA_ID)) {
             return null;
         }
-        return new Nexthop(a.u32(NHA_ID, 0), gw, oif, (flags & RTNH_F_ONLINK) != 0, protocol);
+        try {
+            return new Nexthop(a.u32(NHA_ID, 0), gw, oif, (flags & RTNH_F_ONLINK) != 0, protocol);
+        } catch (IllegalArgumentException unrepresentable) {
+            return null;
+        }
     }
 }

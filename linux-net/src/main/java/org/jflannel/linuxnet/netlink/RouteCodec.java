@@ -57,7 +57,11 @@ final class RouteCodec {
         w.attrIp(RTA_DST, dst);
     }
 
+    /** The route, or null: a message shorter than its family header, or with fields no record of ours can hold (a table ID beyond 2^31, a prefix longer than its family), is skipped: an exception here ended a dump or the monitor thread (NetlinkDecodeFuzzTest). */
     static Route decode(ByteBuffer b, int off, int len) {
+        if (len < RTMSG_LEN) {
+            return null;
+        }
         int dstLen = b.get(off + 1) & 0xff;
         int table = b.get(off + 4) & 0xff;
         int protocol = b.get(off + 5) & 0xff;
@@ -66,9 +70,13 @@ final class RouteCodec {
         int flags = b.getInt(off + 8);
         NlAttrs a = NlAttrs.parse(b, off + RTMSG_LEN, off + len);
         InetAddress dst = a.ip(RTA_DST);
-        IpPrefix prefix = dst == null || dstLen == 0 ? null : new IpPrefix(dst, dstLen);
-        return new Route(prefix, a.ip(RTA_GATEWAY), a.u32(RTA_OIF, 0), scope, (flags & RTNH_F_ONLINK) != 0, type,
-                a.u32(RTA_TABLE, table), protocol, a.u32(RTA_NH_ID, 0));
+        try {
+            IpPrefix prefix = dst == null || dstLen == 0 ? null : new IpPrefix(dst, dstLen);
+            return new Route(prefix, a.ip(RTA_GATEWAY), a.u32(RTA_OIF, 0), scope, (flags & RTNH_F_ONLINK) != 0, type,
+                    a.u32(RTA_TABLE, table), protocol, a.u32(RTA_NH_ID, 0));
+        } catch (IllegalArgumentException unrepresentable) {
+            return null;
+        }
     }
 
     static boolean isCloned(ByteBuffer b, int off) {

@@ -228,7 +228,7 @@ public final class RtNetlink implements AutoCloseable {
                 return null;
             }
             Route r = RouteCodec.decode(b, o, l);
-            return r.table() == table ? r : null;
+            return r != null && r.table() == table ? r : null;
         });
     }
 

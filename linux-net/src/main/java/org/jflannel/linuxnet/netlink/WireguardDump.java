@@ -245,6 +245,9 @@ final class WireguardDump {
                         + "WGALLOWEDIP_A_CIDR_MASK, got family " + family[0]);
             }
             exact(where, ALLOWEDIP, WGALLOWEDIP_A_IPADDR, addr[0].length, want);
+            if (cidr[0] > want * 8) { // named as the reply's fault, not IpPrefix's (NetlinkDecodeFuzzTest)
+                throw malformed(where + ": WGALLOWEDIP_A_CIDR_MASK " + cidr[0] + " beyond " + want * 8);
+            }
             return new IpPrefix(Inets.of(addr[0]), cidr[0]);
         }
 

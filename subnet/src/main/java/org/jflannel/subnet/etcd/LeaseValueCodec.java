@@ -75,7 +75,12 @@ final class LeaseValueCodec {
 
     /** What has been read so far; Go's decoder lets the last occurrence of a field win. */
     private static final class Fields {
-        Inet4Address publicIp;
+        /**
+         * Go's zero ip.IP4 when the field is absent, as upstream reads it, and as {@link #format} writes a
+         * lease without one: absent had read as null, so such a lease came back from our own writer
+         * changed (found by EtcdLeaseFuzzTest).
+         */
+        Inet4Address publicIp = Ip4Net.toInet(0);
         Inet6Address publicIpv6;
         String backendType = "";
         String backendData;
