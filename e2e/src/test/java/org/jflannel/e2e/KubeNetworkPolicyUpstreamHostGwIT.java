@@ -5,7 +5,6 @@ import java.util.Map;
 import org.jflannel.testsupport.cluster.ClusterOptions;
 import org.jflannel.testsupport.cluster.ClusterPerClass;
 import org.jflannel.testsupport.cluster.NetnsCluster;
-import org.jflannel.testsupport.cluster.Pod;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestInstance;
@@ -23,11 +22,6 @@ class KubeNetworkPolicyUpstreamHostGwIT extends UpstreamNetworkPolicyCases {
 
     KubeNetworkPolicyUpstreamHostGwIT(NetnsCluster cluster) {
         super(cluster);
-    }
-
-    @Override
-    Pod.Family family() {
-        return Pod.Family.IPV4;
     }
 
     @Override

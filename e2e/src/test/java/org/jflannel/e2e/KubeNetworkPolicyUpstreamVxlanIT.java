@@ -9,7 +9,6 @@ import org.jflannel.linuxnet.netns.NetNs;
 import org.jflannel.testsupport.cluster.ClusterOptions;
 import org.jflannel.testsupport.cluster.ClusterPerClass;
 import org.jflannel.testsupport.cluster.NetnsCluster;
-import org.jflannel.testsupport.cluster.Pod;
 import org.jflannel.testsupport.netns.Reachability;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -35,11 +34,6 @@ class KubeNetworkPolicyUpstreamVxlanIT extends UpstreamNetworkPolicyCases {
 
     KubeNetworkPolicyUpstreamVxlanIT(NetnsCluster cluster) {
         super(cluster);
-    }
-
-    @Override
-    Pod.Family family() {
-        return Pod.Family.IPV4;
     }
 
     @Override

@@ -25,8 +25,10 @@ abstract class UpstreamNetworkPolicyCases {
         this.cluster = cluster;
     }
 
-    /** The family of the pods' addresses the probes go to. */
-    abstract Pod.Family family();
+    /** The family of the pods' addresses the probes go to: IPv4 unless a class says otherwise. */
+    Pod.Family family() {
+        return Pod.Family.IPV4;
+    }
 
     /** The cases this class runs. */
     abstract List<UpstreamNetpolCases.Case> cases();

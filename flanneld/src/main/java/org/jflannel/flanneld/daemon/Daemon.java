@@ -337,7 +337,6 @@ public final class Daemon {
         started.push(routes);
     }
 
-    /** §3: written once, atomically; a failure is only a warning (and the daemon is then never ready). */
     /**
      * Ours (issue 37): the CNI plugin's fast path, a unix socket beside subnet.env (/run/flannel/cni.sock,
      * where the launcher looks) that runs the plugin's code in this warm JVM; started once subnet.env is
@@ -358,6 +357,7 @@ public final class Daemon {
         }
     }
 
+    /** §3: written once, atomically; a failure is only a warning (and the daemon is then never ready). */
     private void writeSubnetEnv(Path file, NetConf conf, Network network) {
         Lease lease = network.lease();
         boolean v4 = conf.enableIPv4();
