@@ -217,11 +217,6 @@ public final class NftScript {
         return m;
     }
 
-    /** A chain's rules: one {@code return} per allowed match, then the drop. */
-    static List<String> rules(PodChain c) {
-        return rules(c, DenyLog.OFF);
-    }
-
     /** A chain's rules: one {@code return} per allowed match, then (within the limit) the log, then the drop. */
     static List<String> rules(PodChain c, DenyLog log) {
         List<String> out = new ArrayList<>();
