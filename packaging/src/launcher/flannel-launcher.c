@@ -424,7 +424,7 @@ static int unpack(int fd, off_t off, uint64_t size, const char *parent, const ch
 #include <sys/un.h>
 #include <sys/wait.h>
 
-#define WIRE_VERSION 1
+#define WIRE_VERSION 2
 #define DEFAULT_SOCKET "/run/flannel/cni.sock"
 #define DEFAULT_DATA_DIR "/var/lib/cni/flannel"
 #define FIRST_ANSWER_MS 1000 /* issue 37 suggested 250; in a 100-pod storm on 2 loaded cores 86 of 100 missed that */
@@ -707,15 +707,16 @@ static int mkdir_p(const char *dir, mode_t mode) {
     return mkdir(p, mode) < 0 && errno != EEXIST ? -1 : 0;
 }
 
-/* WRITE_SCRATCH: temporary file beside it, fsync, rename (as ScratchStore.write) */
-static void step_write(struct buf *rep, const unsigned char *d, size_t n) {
+/* WRITE_SCRATCH: temporary file beside it, fsync, rename (as ScratchStore.write); 1 when written */
+static int step_write(struct buf *rep, const unsigned char *d, size_t n) {
     char path[PATH_MAX], tmp[PATH_MAX + 64], *failed = path;
     int err = 0;
     struct stat st;
+    int have_dir = stat(data_dir(), &st) == 0;
     if (scratch_path(path, sizeof path) < 0) {
         err = EINVAL;
-    } else if (stat(data_dir(), &st) < 0 && mkdir_p(data_dir(), 0700) < 0) {
-        err = errno;
+    } else if ((have_dir && !S_ISDIR(st.st_mode)) || (!have_dir && mkdir_p(data_dir(), 0700) < 0)) {
+        err = have_dir ? ENOTDIR : errno; /* os.MkdirAll: the data directory is named when making it fails */
         snprintf(path, sizeof path, "%s", data_dir());
     } else {
         uint64_t rnd = 0;
@@ -740,10 +741,11 @@ static void step_write(struct buf *rep, const unsigned char *d, size_t n) {
     }
     buf_u32(rep, (uint32_t)err);
     buf_bytes(rep, err ? failed : "", err ? strlen(failed) : 0);
+    return err == 0;
 }
 
-/* READ_SCRATCH: status 0 data, 1 no file, 2 error (errno) */
-static void step_read(struct buf *rep) {
+/* READ_SCRATCH: status 0 data, 1 no file, 2 error (errno); 1 unless an error */
+static int step_read(struct buf *rep) {
     char path[PATH_MAX];
     struct buf data = {0};
     int status = 0, err = 0;
@@ -773,12 +775,15 @@ static void step_read(struct buf *rep) {
     buf_u32(rep, (uint32_t)err);
     buf_bytes(rep, data.p, status == 0 ? data.n : 0);
     free(data.p);
+    return status != 2;
 }
 
-static void step_remove(struct buf *rep) {
+/* REMOVE_SCRATCH: best effort (as ScratchStore.remove), so never a failure that stops a frame */
+static int step_remove(struct buf *rep) {
     char path[PATH_MAX];
     int err = scratch_path(path, sizeof path) < 0 ? EINVAL : unlink(path) < 0 && errno != ENOENT ? errno : 0;
     buf_u32(rep, (uint32_t)err);
+    return 1;
 }
 
 /* this process's environment with CNI_COMMAND replaced (the delegate sees the runtime's environment) */
@@ -818,7 +823,7 @@ static int valid_command(const char *s) {
 }
 
 /* EXEC: kind 0 ran (exit status, 128 + signal), 1 not started (errno), 2 refused */
-static void step_exec(struct buf *rep, const char *name, const char *command, const unsigned char *in, size_t in_n) {
+static int step_exec(struct buf *rep, const char *name, const char *command, const unsigned char *in, size_t in_n) {
     char path[PATH_MAX];
     struct buf out = {0}, err = {0};
     int kind = 0, status = 0;
@@ -935,21 +940,20 @@ reply:
     free(out.p);
     free(err.p);
     free(env);
+    return kind == 0;
 }
 
-/* one step from the daemon, performed; the reply frame in *rep; -1 when the step is malformed */
-static int perform(struct rd *r, struct buf *rep) {
+/* one step from the daemon, performed, its reply appended to *rep: 1 done, 0 failed (a frame's
+ * later steps are then not performed), -1 malformed */
+static int perform_one(struct rd *r, struct buf *rep) {
     unsigned op = rd_u8(r);
-    if (frame_start(rep, 'R') < 0) {
-        return -1;
-    }
     size_t n1, n2, n3;
     const unsigned char *a, *b, *c;
     switch (op) {
     case 1: { /* FIND name */
         a = rd_bytes(r, &n1);
         char *name = dup_plain(a, n1, 255);
-        if (r->bad || r->n != 0) {
+        if (r->bad) {
             free(name);
             return -1;
         }
@@ -958,43 +962,57 @@ static int perform(struct rd *r, struct buf *rep) {
         buf_u8(rep, (unsigned)found);
         buf_bytes(rep, found ? path : "", found ? strlen(path) : 0);
         free(name);
-        return 0;
+        return found;
     }
     case 2: { /* EXEC name command stdin */
         a = rd_bytes(r, &n1);
         b = rd_bytes(r, &n2);
         c = rd_bytes(r, &n3);
-        if (r->bad || r->n != 0) {
+        if (r->bad) {
             return -1;
         }
         char *name = dup_plain(a, n1, 255), *command = dup_plain(b, n2, 16);
-        step_exec(rep, name, command, c, n3);
+        int ok = step_exec(rep, name, command, c, n3);
         free(name);
         free(command);
-        return 0;
+        return ok;
     }
     case 3: /* WRITE_SCRATCH bytes */
         a = rd_bytes(r, &n1);
-        if (r->bad || r->n != 0 || n1 > MAX_OUTPUT) {
+        if (r->bad || n1 > MAX_OUTPUT) {
             return -1;
         }
-        step_write(rep, a, n1);
-        return 0;
+        return step_write(rep, a, n1);
     case 4: /* READ_SCRATCH */
-        if (r->n != 0) {
-            return -1;
-        }
-        step_read(rep);
-        return 0;
+        return step_read(rep);
     case 5: /* REMOVE_SCRATCH */
-        if (r->n != 0) {
-            return -1;
-        }
-        step_remove(rep);
-        return 0;
+        return step_remove(rep);
     default:
         return -1;
     }
+}
+
+/* a frame's steps ("u8 n, n steps"), performed in order. A step frame ('S', rep not NULL): until one
+ * fails (the later ones are neither performed nor read), the reply frame ("u8 performed, their
+ * replies") in *rep, nothing may follow the steps. The done frame ('D', rep NULL): every step, best
+ * effort, replies dropped, the result follows. -1 when malformed. */
+static int perform(struct rd *r, struct buf *rep) {
+    struct buf scratch = {0};
+    struct buf *into = rep ? rep : &scratch;
+    unsigned n = rd_u8(r), done = 0;
+    int status = r->bad || frame_start(into, 'R') < 0 || buf_u8(into, 0) < 0 ? -1 : 1;
+    while (done < n && (status == 1 || (status == 0 && !rep))) {
+        status = perform_one(r, into);
+        done++;
+    }
+    if (status >= 0 && rep) {
+        into->p[6] = (unsigned char)done;
+        if (done == n && status == 1 && r->n != 0) {
+            status = -1; /* bytes after the last step */
+        }
+    }
+    free(scratch.p);
+    return status < 0 ? -1 : 0;
 }
 
 /* stdin as it was, for the JVM: what was read, then the rest, in a memory file */
@@ -1032,6 +1050,9 @@ static int own_netns(void) {
 }
 
 static void print_and_exit(struct rd *r) {
+    if (perform(r, NULL) < 0) {
+        return; /* malformed: the JVM redoes the command */
+    }
     unsigned code = rd_u8(r);
     size_t no, ne;
     const unsigned char *o = rd_bytes(r, &no), *e = rd_bytes(r, &ne);
@@ -1096,7 +1117,8 @@ static void fast_path(void) {
     for (size_t i = 0; i < nenv; i++) {
         buf_bytes(&fr, environ[i], strlen(environ[i]));
     }
-    if (buf_bytes(&fr, in.p, in.n) < 0 || fr.n > MAX_REQUEST + 4 || send_frame(fd, &fr) < 0) {
+    /* and this request's scratch file, as READ_SCRATCH would answer: DEL reads it first thing */
+    if (buf_bytes(&fr, in.p, in.n) < 0 || (step_read(&fr), fr.n > MAX_REQUEST + 4) || send_frame(fd, &fr) < 0) {
         goto fallback;
     }
     int timeout = FIRST_ANSWER_MS;

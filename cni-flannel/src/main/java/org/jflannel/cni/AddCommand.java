@@ -25,7 +25,7 @@ final class AddCommand implements Command {
         byte[] printed;
         try {
             DelegateExec exec = inv.delegates();
-            byte[] out = exec.run(exec.find(type), "ADD", bytes);
+            byte[] out = exec.call(type, "ADD", bytes);
             printed = Results.reprint(configVersion(delegate), out);
         } catch (CniException e) {
             rollback(inv, type, bytes);
@@ -40,7 +40,7 @@ final class AddCommand implements Command {
     private static void rollback(Invocation inv, String type, byte[] bytes) {
         try {
             DelegateExec exec = inv.delegates();
-            exec.run(exec.find(type), "DEL", bytes);
+            exec.call(type, "DEL", bytes);
         } catch (CniException e) {
             inv.stderr.println("delegateAdd: rollback DEL failed: " + e.getMessage());
         }

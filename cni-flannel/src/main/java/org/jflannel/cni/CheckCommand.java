@@ -31,6 +31,6 @@ final class CheckCommand implements Command {
             bytes = GoJsonWriter.compact(config);
         }
         DelegateExec exec = inv.delegates();
-        exec.run(exec.find(type), "CHECK", bytes);
+        exec.call(type, "CHECK", bytes);
     }
 }

@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -112,6 +113,9 @@ public final class CniServer implements AutoCloseable {
             System.exit(2);
         }
         CniServer s = start(Path.of(args[0]), Path.of(args[1]), 128);
+        if (!"0".equals(System.getenv("JFLANNEL_CNI_WARM_UP"))) { // as flanneld does
+            s.warmUp(Path.of(args[1]), WARM_UP_PODS, (ms, ok) -> System.err.println("cni-server warmed up calls=" + ok + " ms=" + ms)).join();
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             System.err.println("cni-server served=" + s.served() + " fallbacks=" + s.fallbacks() + " refused=" + s.refused());
             s.close();
@@ -173,7 +177,7 @@ public final class CniServer implements AutoCloseable {
             }
             if (!inFlight.tryAcquire()) {
                 try (c) {
-                    fallback(Channels.newOutputStream(c)); // a few bytes into a fresh socket's buffer: no wait
+                    fallback(Channels.newOutputStream(c), true); // a few bytes into a fresh socket's buffer: no wait
                 }
                 return false;
             }
@@ -193,7 +197,7 @@ public final class CniServer implements AutoCloseable {
     private void serve(SocketChannel c) {
         ScheduledFuture<?> deadline = deadlines.schedule(() -> closeQuietly(c), DEADLINE, TimeUnit.SECONDS);
         try (c) {
-            handle(Channels.newInputStream(c), Channels.newOutputStream(c));
+            answer(Channels.newInputStream(c), Channels.newOutputStream(c), true);
         } catch (IOException | UncheckedIOException e) {
             // the launcher went away or broke the protocol mid-request: it runs its own JVM
         } finally {
@@ -201,15 +205,40 @@ public final class CniServer implements AutoCloseable {
         }
     }
 
-    private void handle(InputStream in, OutputStream out) throws IOException {
+    /**
+     * Warms the request path up: {@code pods} ADDs and DELs played through it in memory ({@link Rehearsal}),
+     * not counted as requests; returns how many of the 2 × pods calls succeeded.
+     */
+    public int rehearse(Path subnetFile, int pods) {
+        return new Rehearsal(this, subnetFile).play(pods);
+    }
+
+    /** Pods the daemon rehearses at start: enough for C1 to compile the request path (about 200 calls a method). */
+    public static final int WARM_UP_PODS = 250;
+
+    /** {@link #rehearse} on a daemon thread of its own, {@code cni-warm-up}; {@code done} gets the calls that succeeded and the milliseconds taken. */
+    public Thread warmUp(Path subnetFile, int pods, java.util.function.ObjIntConsumer<Long> done) {
+        Thread t = new Thread(() -> {
+            long t0 = System.nanoTime();
+            int ok = rehearse(subnetFile, pods);
+            done.accept(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0), ok);
+        }, "cni-warm-up");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    /** One request on {@code in}/{@code out}, answered; {@code counted}: in {@link #served()} and {@link #fallbacks()} (before the answer goes). */
+    void answer(InputStream in, OutputStream out, boolean counted) throws IOException {
         Wire.Frame q;
         Map<String, String> env = new HashMap<>();
         byte[] stdin;
         boolean ownNetns;
+        RemoteHost.Prefetched prefetched;
         try {
             q = Wire.read(in, Wire.MAX_REQUEST);
             if (q.version() != Wire.VERSION) {
-                fallback(out); // another version's launcher: its own JVM serves it
+                fallback(out, counted); // another version's launcher: its own JVM serves it
                 return;
             }
             if (q.type() != Wire.REQUEST) {
@@ -229,35 +258,45 @@ public final class CniServer implements AutoCloseable {
                 env.putIfAbsent(kv.substring(0, eq), kv.substring(eq + 1)); // getenv takes the first
             }
             stdin = q.bytes();
+            prefetched = new RemoteHost.Prefetched(q.u8(), q.i32(), q.bytes());
             q.end();
         } catch (EOFException e) {
             return;
         } catch (Wire.MalformedException e) {
-            done(out, 1, new CniException(CniException.DECODING_FAILURE, "fast path: malformed request: " + e.getMessage())
+            done(out, counted, List.of(), 1, new CniException(CniException.DECODING_FAILURE, "fast path: malformed request: " + e.getMessage())
                 .toJson(Protocol.LATEST), new byte[0]);
             return;
         }
         ByteArrayOutputStream stdout = new ByteArrayOutputStream();
         ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-        RemoteHost host = new RemoteHost(in, out, servesSubnetFile, env, ownNetns);
+        RemoteHost host = new RemoteHost(in, out, servesSubnetFile, env, ownNetns, prefetched);
         int exit;
         try {
             exit = new FlannelPlugin(env, new ByteArrayInputStream(stdin), new PrintStream(stdout, false, StandardCharsets.UTF_8),
                 new PrintStream(stderr, false, StandardCharsets.UTF_8), host).run();
         } catch (Host.Fallback f) {
-            fallback(out);
+            fallback(out, counted);
             return;
         }
-        done(out, exit, stdout.toByteArray(), stderr.toByteArray());
+        done(out, counted, host.takeFinalSteps(), exit, stdout.toByteArray(), stderr.toByteArray());
+        }
+
+    /** The result, after the steps whose outcome changes nothing (the launcher performs them, then prints). */
+    private void done(OutputStream out, boolean counted, List<Wire.Builder> steps, int exit, byte[] stdout, byte[] stderr) throws IOException {
+        if (counted) {
+            served.incrementAndGet(); // before the answer: the launcher may have exited when this returns
+        }
+        Wire.Builder d = new Wire.Builder(Wire.DONE).u8(steps.size());
+        for (Wire.Builder s : steps) {
+            d.raw(s);
+        }
+        d.u8(exit).bytes(stdout).bytes(stderr).writeTo(out);
     }
 
-    private void done(OutputStream out, int exit, byte[] stdout, byte[] stderr) throws IOException {
-        served.incrementAndGet(); // before the answer: the launcher may have exited when this returns
-        new Wire.Builder(Wire.DONE).u8(exit).bytes(stdout).bytes(stderr).writeTo(out);
-    }
-
-    private void fallback(OutputStream out) throws IOException {
-        fallbacks.incrementAndGet();
+    private void fallback(OutputStream out, boolean counted) throws IOException {
+        if (counted) {
+            fallbacks.incrementAndGet();
+        }
         new Wire.Builder(Wire.FALLBACK).writeTo(out);
     }
 

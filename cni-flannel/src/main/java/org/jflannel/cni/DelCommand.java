@@ -29,7 +29,7 @@ final class DelCommand implements Command {
             return;
         }
         DelegateExec exec = inv.delegates();
-        exec.run(exec.find(type), "DEL", bytes);
+        exec.call(type, "DEL", bytes);
         store.remove(inv.containerId);
     }
 

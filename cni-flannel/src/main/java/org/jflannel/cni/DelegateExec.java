@@ -2,7 +2,6 @@ package org.jflannel.cni;
 
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,8 +25,11 @@ final class DelegateExec {
         this.host = host;
     }
 
-    /** invoke.FindInPath over CNI_PATH. Messages are not CNI errors (code 999 when returned). */
-    String find(String plugin) throws CniException {
+    /**
+     * invoke.FindInPath over CNI_PATH, then the plugin found, run with {@code command}: returns its
+     * stdout, or throws its error. Messages are not CNI errors (code 999 when returned).
+     */
+    byte[] call(String plugin, String command, byte[] config) throws CniException {
         if (plugin.isEmpty()) {
             throw CniException.internal("no plugin name provided");
         }
@@ -39,30 +41,26 @@ final class DelegateExec {
         if (dirs.isEmpty()) {
             throw CniException.internal("no paths provided");
         }
-        Optional<String> found = host.findPlugin(plugin, dirs);
-        if (found.isPresent()) {
-            return found.get();
+        Optional<Host.Launched> first = host.findAndRun(plugin, dirs, command, config);
+        if (first.isEmpty()) {
+            throw CniException.internal("failed to find plugin " + GoText.quote(plugin) + " in path [" + String.join(" ", dirs) + "]");
         }
-        throw CniException.internal("failed to find plugin " + GoText.quote(plugin) + " in path [" + String.join(" ", dirs) + "]");
-    }
-
-    /** Runs {@code plugin} with {@code command}; returns its stdout, or throws its error. */
-    byte[] run(String pluginPath, String command, byte[] config) throws CniException {
-        String plugin = Path.of(pluginPath).getFileName().toString();
+        String pluginPath = first.get().path();
+        Host.Launched launched = first.get();
         for (int attempt = 1; ; attempt++) {
-            Host.Ran ran;
-            try {
-                ran = host.run(plugin, pluginPath, command, config);
-            } catch (Host.StartFailure e) {
-                if (e.textFileBusy()) {
+            if (launched.failure() != null) {
+                if (launched.failure().textFileBusy()) {
                     if (attempt >= BUSY_ATTEMPTS) {
                         return new byte[0]; // upstream gives up silently with empty output
                     }
                     pause();
+                    launched = again(plugin, pluginPath, command, config); // found once, as invoke does
                     continue;
                 }
-                throw new CniException(0, "netplugin failed with no error message: fork/exec " + pluginPath + ": " + e.getMessage());
+                throw new CniException(0, "netplugin failed with no error message: fork/exec " + pluginPath + ": "
+                    + launched.failure().getMessage());
             }
+            Host.Ran ran = launched.ran();
             if (ran.exit() != 0) {
                 throw pluginError(ran.exit(), ran.stdout(), ran.stderr());
             }
@@ -71,6 +69,14 @@ final class DelegateExec {
                 stderr.flush();
             }
             return ran.stdout();
+        }
+    }
+
+    private Host.Launched again(String plugin, String pluginPath, String command, byte[] config) throws CniException {
+        try {
+            return new Host.Launched(pluginPath, host.run(plugin, pluginPath, command, config), null);
+        } catch (Host.StartFailure e) {
+            return new Host.Launched(pluginPath, null, e);
         }
     }
 

@@ -166,7 +166,11 @@ public final class FlannelPlugin {
     /** skel's checkVersionAndCall. */
     private static void callChecked(Invocation inv, Command command) throws CniException {
         Protocol.checkSupported(configVersion(inv));
-        command.run(inv);
+        try {
+            command.run(inv);
+        } catch (Host.LateFailure late) {
+            throw late.failure(); // as if the effect had thrown it where it was asked for
+        }
     }
 
     private static void gated(Invocation inv, String name, String minimum, Command command) throws CniException {

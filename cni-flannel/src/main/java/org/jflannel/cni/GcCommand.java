@@ -40,6 +40,6 @@ final class GcCommand implements Command {
             }
         }
         DelegateExec exec = inv.delegates();
-        exec.run(exec.find((String) delegate.get("type")), "GC", GoJsonWriter.compact(delegate));
+        exec.call((String) delegate.get("type"), "GC", GoJsonWriter.compact(delegate));
     }
 }

@@ -22,6 +22,22 @@ interface Host {
     /** Runs the plugin at {@code path} (found by {@code plugin}) with CNI_COMMAND={@code command}. */
     Ran run(String plugin, String path, String command, byte[] stdin) throws StartFailure, CniException;
 
+    /**
+     * {@link #findPlugin}, then {@link #run} of what it found: empty when nothing is found. {@link RemoteHost}
+     * asks for both in one step (and with them a scratch file written just before).
+     */
+    default Optional<Launched> findAndRun(String plugin, List<String> dirs, String command, byte[] stdin) throws CniException {
+        Optional<String> path = findPlugin(plugin, dirs);
+        if (path.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(new Launched(path.get(), run(plugin, path.get(), command, stdin), null));
+        } catch (StartFailure e) {
+            return Optional.of(new Launched(path.get(), null, e));
+        }
+    }
+
     void writeScratch(String dataDir, String containerId, byte[] bytes) throws CniException;
 
     /** The stored bytes, or empty when there is no file. */
@@ -36,6 +52,30 @@ interface Host {
 
     /** A delegate that ran: exit status (128 + signal when killed), stdout, stderr. */
     record Ran(int exit, byte[] stdout, byte[] stderr) {
+    }
+
+    /** A delegate found at {@code path}: it ran ({@code ran}), or could not be started ({@code failure}). */
+    record Launched(String path, Ran ran, StartFailure failure) {
+    }
+
+    /**
+     * The failure of an effect that the host reports with the next one ({@link RemoteHost} sends a
+     * scratch file's write with the delegate's run): {@link FlannelPlugin} answers with {@code failure}
+     * exactly as if the effect had thrown it, and the code between the two (which only finds and runs
+     * the delegate) did not run, as the launcher stops at the first step that fails.
+     */
+    final class LateFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final transient CniException failure;
+
+        LateFailure(CniException failure) {
+            super(failure.getMessage(), null, false, false);
+            this.failure = failure;
+        }
+
+        CniException failure() {
+            return failure;
+        }
     }
 
     /** The delegate could not be started; {@code reason} is Go's errno text ("permission denied"). */

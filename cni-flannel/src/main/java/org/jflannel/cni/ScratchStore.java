@@ -44,10 +44,17 @@ final class ScratchStore {
         }
         Path dir = Path.of(dataDir);
         Path tmp = dir.resolve("." + containerId + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".tmp");
-        try {
-            if (!Files.isDirectory(dir)) {
-                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        if (!Files.isDirectory(dir)) { // os.MkdirAll's errors: "mkdir PATH: REASON"
+            if (Files.exists(dir)) {
+                throw CniException.internal("mkdir " + dataDir + ": not a directory");
             }
+            try {
+                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            } catch (IOException e) {
+                throw CniException.internal(goError("mkdir", e));
+            }
+        }
+        try {
             try (FileChannel ch = FileChannel.open(tmp, java.util.Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
                 ByteBuffer buf = ByteBuffer.wrap(bytes);

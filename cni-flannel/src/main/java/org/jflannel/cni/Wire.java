@@ -13,11 +13,15 @@ import java.nio.charset.StandardCharsets;
  * The fast path's wire format between the launcher and flanneld (docs/cni-plugin.md, "The fast
  * path"): frames of {@code u32 length | u8 version | u8 type | payload}, integers big-endian, byte
  * strings as {@code u32 length | bytes}. A frame of another version, or one longer than its bound,
- * ends the exchange: the launcher then runs the plugin's own JVM.
+ * ends the exchange: the launcher then runs the plugin's own JVM. Version 2: a step frame carries
+ * one or more steps, which the launcher performs in order until one fails (one round trip for
+ * "write the scratch file, find the delegate, run it"); the done frame carries steps whose outcome
+ * does not matter (removing the scratch file), performed before the result is printed; the request
+ * carries the launcher's own scratch file as {@link #READ_SCRATCH} would reply (DEL needs it first).
  */
 final class Wire {
 
-    static final int VERSION = 1;
+    static final int VERSION = 2;
 
     /** Launcher to daemon: the request; the reply to a step. */
     static final int REQUEST = 'Q';
@@ -105,17 +109,39 @@ final class Wire {
         return new Frame(body[0] & 0xff, body[1] & 0xff, ByteBuffer.wrap(body, 2, len - 2).slice());
     }
 
-    /** Builds one frame's payload. */
+    /** Builds one frame, or (without a type) a part of one: a step. */
     static final class Builder {
         private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        private final boolean frame;
 
         Builder(int type) {
+            frame = true;
             out.write(0);
             out.write(0);
             out.write(0);
             out.write(0);
             out.write(VERSION);
             out.write(type);
+        }
+
+        private Builder() {
+            frame = false;
+        }
+
+        /** One step of a {@link #STEP} or {@link #DONE} frame: its op, then its arguments. */
+        static Builder step(int op) {
+            Builder b = new Builder();
+            b.out.write(op);
+            return b;
+        }
+
+        /** A part built by {@link #step}, appended as it is. */
+        Builder raw(Builder part) {
+            if (part.frame) {
+                throw new IllegalArgumentException("a frame is not a part");
+            }
+            out.write(part.out.toByteArray(), 0, part.out.size());
+            return this;
         }
 
         Builder u8(int v) {
@@ -142,6 +168,9 @@ final class Wire {
         }
 
         void writeTo(OutputStream os) throws IOException {
+            if (!frame) {
+                throw new IllegalStateException("a step is sent inside a frame");
+            }
             byte[] b = out.toByteArray();
             ByteBuffer.wrap(b).putInt(0, b.length - 4);
             os.write(b);

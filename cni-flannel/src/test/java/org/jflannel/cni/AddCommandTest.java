@@ -211,6 +211,14 @@ class AddCommandTest {
     }
 
     @Test
+    void unwritableScratchFileFailsBeforeTheDelegateRuns() throws Exception {
+        Files.writeString(h.dataDir, "a file where the data directory should be");
+        PluginHarness.Outcome o = h.run("ADD", h.config(""));
+        assertThat(o.stdout()).isEqualTo(PluginHarness.error("1.1.0", 999, "mkdir " + h.dataDir + ": not a directory", ""));
+        assertThat(h.calls()).isEmpty(); // on the fast path the write and the delegate's run go in one frame
+    }
+
+    @Test
     void missingDelegateBinaryIsCode999AndLeavesNoScratchFile() throws Exception {
         PluginHarness.Outcome o = h.run("ADD", h.config("\"delegate\":{\"type\":\"nosuch\"}"));
         assertThat(o.stdout()).isEqualTo(PluginHarness.error("1.1.0", 999,

@@ -35,6 +35,8 @@ class HostileDaemonTest {
     Path dir;
     private PluginHarness h;
     private Path outside;
+    /** How many steps the launcher performed of each frame {@link #play} sent. */
+    private final List<Integer> performed = new ArrayList<>();
 
     @BeforeEach
     void setUp() throws Exception {
@@ -46,10 +48,16 @@ class HostileDaemonTest {
         Files.setPosixFilePermissions(evil, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
 
-    /** Sends each step, collects each reply; then prints "done". */
+    /** Sends each step frame, collects each reply (positioned after its count); then prints "done". */
     private List<Wire.Frame> play(Map<String, String> extraEnv, List<Wire.Builder> steps) throws Exception {
+        return play(extraEnv, steps, List.of());
+    }
+
+    /** As {@link #play(Map, List)}, the done frame carrying {@code last} (steps performed before the print). */
+    private List<Wire.Frame> play(Map<String, String> extraEnv, List<Wire.Builder> steps, List<Wire.Builder> last) throws Exception {
         Path sock = dir.resolve("hostile.sock");
         List<Wire.Frame> replies = new ArrayList<>();
+        performed.clear();
         AtomicReference<Exception> failure = new AtomicReference<>();
         try (ServerSocketChannel ss = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             ss.bind(UnixDomainSocketAddress.of(sock));
@@ -60,9 +68,13 @@ class HostileDaemonTest {
                     Wire.read(in, Wire.MAX_REQUEST);
                     for (Wire.Builder step : steps) {
                         step.writeTo(out);
-                        replies.add(Wire.read(in, Wire.MAX_REPLY));
+                        Wire.Frame r = Wire.read(in, Wire.MAX_REPLY);
+                        performed.add(r.u8());
+                        replies.add(r);
                     }
-                    new Wire.Builder(Wire.DONE).u8(0).string("done").bytes(new byte[0]).writeTo(out);
+                    Wire.Builder done = new Wire.Builder(Wire.DONE).u8(last.size());
+                    last.forEach(done::raw);
+                    done.u8(0).string("done").bytes(new byte[0]).writeTo(out);
                 } catch (Exception e) {
                     failure.set(e);
                 }
@@ -79,12 +91,33 @@ class HostileDaemonTest {
         return replies;
     }
 
+    /** A step frame of {@code steps}. */
+    private static Wire.Builder frame(Wire.Builder... steps) {
+        Wire.Builder f = new Wire.Builder(Wire.STEP).u8(steps.length);
+        for (Wire.Builder s : steps) {
+            f.raw(s);
+        }
+        return f;
+    }
+
+    private static Wire.Builder findStep(String name) {
+        return Wire.Builder.step(Wire.FIND).string(name);
+    }
+
+    private static Wire.Builder execStep(String name, String command) {
+        return Wire.Builder.step(Wire.EXEC).string(name).string(command).bytes(new byte[0]);
+    }
+
     private static Wire.Builder find(String name) {
-        return new Wire.Builder(Wire.STEP).u8(Wire.FIND).string(name);
+        return frame(findStep(name));
     }
 
     private static Wire.Builder exec(String name, String command) {
-        return new Wire.Builder(Wire.STEP).u8(Wire.EXEC).string(name).string(command).bytes(new byte[0]);
+        return frame(execStep(name, command));
+    }
+
+    private static Wire.Builder write(String text) {
+        return Wire.Builder.step(Wire.WRITE_SCRATCH).bytes(text.getBytes(StandardCharsets.UTF_8));
     }
 
     @Test
@@ -123,9 +156,7 @@ class HostileDaemonTest {
     @Test
     void scratchStepsTouchOnlyTheFileTheLauncherNamesItself() throws Exception {
         Path target = outside.resolve("written");
-        List<Wire.Frame> r = play(Map.of(), List.of(
-            new Wire.Builder(Wire.STEP).u8(Wire.WRITE_SCRATCH).bytes("evil".getBytes(StandardCharsets.UTF_8)),
-            new Wire.Builder(Wire.STEP).u8(Wire.READ_SCRATCH)));
+        List<Wire.Frame> r = play(Map.of(), List.of(frame(write("evil")), frame(Wire.Builder.step(Wire.READ_SCRATCH))));
         assertThat(r.get(0).i32()).isZero();
         assertThat(r.get(1).u8()).isZero();
         r.get(1).i32();
@@ -145,10 +176,9 @@ class HostileDaemonTest {
         Path victim = outside.resolve("victim");
         Files.writeString(victim, "keep");
         String id = "../outside/victim";
-        List<Wire.Frame> r = play(Map.of("CNI_CONTAINERID", id), List.of(
-            new Wire.Builder(Wire.STEP).u8(Wire.WRITE_SCRATCH).bytes("evil".getBytes(StandardCharsets.UTF_8)),
-            new Wire.Builder(Wire.STEP).u8(Wire.READ_SCRATCH),
-            new Wire.Builder(Wire.STEP).u8(Wire.REMOVE_SCRATCH)));
+        List<Wire.Frame> r = play(Map.of("CNI_CONTAINERID", id), List.of(frame(write("evil")),
+            frame(Wire.Builder.step(Wire.READ_SCRATCH)), frame(Wire.Builder.step(Wire.REMOVE_SCRATCH))),
+            List.of(Wire.Builder.step(Wire.REMOVE_SCRATCH), write("evil"))); // the done frame's steps: the same bounds
         assertThat(r.get(0).i32()).isEqualTo(22); // EINVAL
         assertThat(r.get(1).u8()).isEqualTo(2);
         assertThat(r.get(2).i32()).isEqualTo(22);
@@ -159,9 +189,28 @@ class HostileDaemonTest {
     void dataDirectoryIsTheRuntimesNotTheDaemons() throws Exception {
         // the daemon cannot name a directory: a step carries none, and a relative JFLANNEL_CNI_DATA_DIR is ignored
         Map<String, String> env = Map.of("JFLANNEL_CNI_DATA_DIR", "relative/dir", "CNI_CONTAINERID", "x" + System.nanoTime());
-        List<Wire.Frame> r = play(env, List.of(new Wire.Builder(Wire.STEP).u8(Wire.READ_SCRATCH)));
+        List<Wire.Frame> r = play(env, List.of(frame(Wire.Builder.step(Wire.READ_SCRATCH))));
         assertThat(r.get(0).u8()).isEqualTo(1); // looked in /var/lib/cni/flannel: no such file
         assertThat(dir.resolve("relative")).doesNotExist();
+    }
+
+    @Test
+    void aFrameStopsAtItsFirstFailedStep() throws Exception {
+        // a write that fails (the data directory is a file), then a delegate: the launcher runs no delegate
+        Path notADir = Files.writeString(dir.resolve("not-a-dir"), "x");
+        List<Wire.Frame> r = play(Map.of("JFLANNEL_CNI_DATA_DIR", notADir.toString()),
+            List.of(frame(write("cfg"), findStep("bridge"), execStep("bridge", "ADD")),
+                frame(findStep("absent"), execStep("bridge", "ADD")),
+                frame(findStep("bridge"), execStep("bridge", "ADD"))));
+        assertThat(performed.get(0)).as("steps performed after a failed write").isEqualTo(1);
+        assertThat(r.get(0).i32()).isNotZero();
+        assertThat(performed.get(1)).as("steps performed after FIND found nothing").isEqualTo(1);
+        assertThat(r.get(1).u8()).isZero();
+        assertThat(performed.get(2)).isEqualTo(2);
+        assertThat(r.get(2).u8()).isEqualTo(1);
+        r.get(2).string();
+        assertThat(r.get(2).u8()).as("EXEC ran").isZero();
+        assertThat(h.calls()).hasSize(1); // only the third frame's delegate ran
     }
 
     @Test
@@ -173,7 +222,7 @@ class HostileDaemonTest {
             Thread daemon = new Thread(() -> {
                 try (SocketChannel c = ss.accept()) {
                     Wire.read(Channels.newInputStream(c), Wire.MAX_REQUEST);
-                    new Wire.Builder(Wire.STEP).u8(99).writeTo(Channels.newOutputStream(c));
+                    frame(Wire.Builder.step(99)).writeTo(Channels.newOutputStream(c));
                 } catch (Exception e) {
                     // the launcher hung up
                 }
