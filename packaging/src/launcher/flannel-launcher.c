@@ -599,7 +599,9 @@ static int recv_frame(int fd, struct buf *b, int timeout_ms, int *type, struct r
         return -1;
     }
     uint32_t len = ((uint32_t)h[0] << 24) | ((uint32_t)h[1] << 16) | ((uint32_t)h[2] << 8) | h[3];
-    if (len < 2 || len > MAX_FRAME || h[4] != WIRE_VERSION) {
+    /* "accepted" and "fall back" are framed as version 1 by every version (Wire.FIRST_VERSION) */
+    int versionless = len == 2 && h[4] == 1 && (h[5] == 'A' || h[5] == 'F');
+    if (len < 2 || len > MAX_FRAME || (h[4] != WIRE_VERSION && !versionless)) {
         return -1;
     }
     b->n = 0;

@@ -22,6 +22,12 @@ import java.nio.charset.StandardCharsets;
 final class Wire {
 
     static final int VERSION = 2;
+    /**
+     * The framing of {@link #ACCEPTED} and {@link #FALLBACK} in every version: empty frames every launcher
+     * and daemon since the first understand, so a launcher and a daemon of different versions part at
+     * once and quietly (the daemon sends "accepted" before it has read which version the launcher speaks).
+     */
+    static final int FIRST_VERSION = 1;
 
     /** Launcher to daemon: the request; the reply to a step. */
     static final int REQUEST = 'Q';
@@ -115,12 +121,16 @@ final class Wire {
         private final boolean frame;
 
         Builder(int type) {
+            this(type, type == ACCEPTED || type == FALLBACK ? FIRST_VERSION : VERSION);
+        }
+
+        private Builder(int type, int version) {
             frame = true;
             out.write(0);
             out.write(0);
             out.write(0);
             out.write(0);
-            out.write(VERSION);
+            out.write(version);
             out.write(type);
         }
 

@@ -30,13 +30,18 @@ final class TestLauncher {
     private final Path fallbackLog;
 
     private TestLauncher(Path dir) throws IOException, InterruptedException {
+        this(dir, SOURCE);
+    }
+
+    /** A launcher compiled from {@code source} (another version's, for the version-skew test) in {@code dir}. */
+    TestLauncher(Path dir, Path source) throws IOException, InterruptedException {
         Files.createDirectories(dir);
         this.file = dir.resolve("flannel");
         this.fallbackLog = dir.resolve("fallbacks.log");
         Path bin = dir.resolve("flannel.bin");
         String cc = Files.isExecutable(Path.of("/usr/bin/musl-gcc")) ? "musl-gcc" : "gcc";
         Process p = new ProcessBuilder(cc, "-static", "-Os", "-Wall", "-Wextra", "-Werror", "-Wno-format-truncation",
-            "-o", bin.toString(), SOURCE.toString()).redirectErrorStream(true).start();
+            "-o", bin.toString(), source.toString()).redirectErrorStream(true).start();
         String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (p.waitFor() != 0) {
             throw new IllegalStateException(cc + " failed:\n" + log);
