@@ -254,7 +254,7 @@ final class KernelPath implements AutoCloseable {
      */
     boolean proven(Peer p) {
         try {
-            return proof.get(words(p.publicIp())).map(v -> v[0] != 0 || v[1] != 0 || v[2] != 0 || v[3] != 0).orElse(false);
+            return proof.get(words(p.publicIp())).map(KernelPath::provenValue).orElse(false);
         } catch (NetlinkException e) {
             return false;
         }
@@ -306,12 +306,32 @@ final class KernelPath implements AutoCloseable {
         }
     }
 
+    /** A value of {@code jfl_udp_proof} (4 bytes the program sets non-zero): proven; any other length read as far as it goes. */
+    static boolean provenValue(byte[] v) {
+        for (int i = 0; i < Math.min(4, v.length); i++) {
+            if (v[i] != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A value of {@code jfl_udp_counts} (a native-order u64); a shorter one read as its bytes, zero-extended. */
+    static long counterValue(byte[] v) {
+        if (v.length >= 8) {
+            return ByteBuffer.wrap(v).order(ByteOrder.nativeOrder()).getLong();
+        }
+        ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.nativeOrder());
+        b.put(v);
+        return b.getLong(0);
+    }
+
     /** Packets encapsulated, decapsulated, rewrites that failed halfway (dropped), datagrams to the GPE port refused. */
     long[] counts() {
         long[] out = new long[COUNTERS];
         for (int i = 0; i < COUNTERS; i++) {
             try {
-                out[i] = counters.get(key(i)).map(v -> ByteBuffer.wrap(v).order(ByteOrder.nativeOrder()).getLong()).orElse(0L);
+                out[i] = counters.get(key(i)).map(KernelPath::counterValue).orElse(0L);
             } catch (NetlinkException e) {
                 out[i] = -1;
             }

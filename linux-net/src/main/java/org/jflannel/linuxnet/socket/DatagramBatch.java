@@ -125,6 +125,31 @@ public final class DatagramBatch {
         return metaAddress;
     }
 
+    /**
+     * Slot {@code i} as {@code recvmmsg} would have left it, for replaying a receive (the fuzz targets):
+     * the datagram's first {@link #slotSize()} bytes (MSG_TRUNC when it is longer, as the kernel reports
+     * it), the sender's sockaddr bytes as the kernel writes them (at most 28) and the control messages'
+     * (at most {@value #CONTROL}). Then {@link #replayed} as after the receive.
+     */
+    public void replay(int i, byte[] datagram, int off, int len, byte[] sockaddr, byte[] control) {
+        int h = i * MMSGHDR;
+        int n = Math.min(len, slotSize);
+        data.put(offset(i), datagram, off, n);
+        meta.putInt(h + MMSG_LEN, n);
+        meta.putInt(h + MSGHDR_FLAGS, len > slotSize ? LibC.MSG_TRUNC : 0);
+        int name = Math.min(sockaddr.length, SOCKADDR_IN6);
+        meta.put(sockaddrAt(i), sockaddr, 0, name);
+        meta.putInt(h + MSGHDR_NAMELEN, name);
+        int ctl = Math.min(control.length, CONTROL);
+        meta.put(controlAt(i), control, 0, ctl);
+        meta.putLong(h + MSGHDR_CONTROLLEN, ctl);
+    }
+
+    /** After {@link #replay} of slots {@code 0..n-1}: what a receive does after the kernel wrote them. */
+    public void replayed(int n) {
+        parseControl(n);
+    }
+
     /** Before a receive: the kernel shrinks namelen and controllen to what it wrote. */
     void reset(int n) {
         for (int i = 0; i < n; i++) {
@@ -144,8 +169,8 @@ public final class DatagramBatch {
             int at = 0;
             while (at + 16 <= len) { // struct cmsghdr { size_t len; int level; int type; } data
                 long cmsgLen = meta.getLong(base + at);
-                if (cmsgLen < 16) {
-                    break;
+                if (cmsgLen < 16 || cmsgLen > len - at) {
+                    break; // odd or overlong (a step of (int) 2^62 = 0 looped here forever: fuzzing found it)
                 }
                 if (meta.getInt(base + at + 8) == LibC.SOL_UDP && meta.getInt(base + at + 12) == LibC.UDP_GRO && cmsgLen >= 20) {
                     segmentSizes[i] = meta.getInt(base + at + 16);
