@@ -76,6 +76,8 @@ final class Dataplane implements AutoCloseable, Device.Wire {
     private final Workers openers;
     private volatile Device device;
     private volatile boolean stopped;
+    private final ReaderFaults tunFaults;
+    private final ReaderFaults sockFaults;
     private final CountDownLatch done = new CountDownLatch(2);
     private final ThreadLocal<ByteBuffer> sendBuffer = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(SLOT));
     private final ThreadLocal<IoVec> sendIov = ThreadLocal.withInitial(() -> new IoVec(1));
@@ -101,6 +103,8 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         this.sealers = new Workers(cryptoThreads, threadPrefix + "-seal");
         this.openers = new Workers(cryptoThreads, threadPrefix + "-open");
         this.coalescer = offloads.vnetHdr() ? new TrainCoalescer(true, offloads.coalesce(), false, this::writeTun) : null;
+        this.tunFaults = new ReaderFaults(LOG, "tun dev=" + tun.name());
+        this.sockFaults = new ReaderFaults(LOG, "socket dev=" + tun.name());
     }
 
     Offloads offloads() {
@@ -184,40 +188,45 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         TxQueue queue = new TxQueue(socket, offloads.gso(), sealers);
         try {
             while (!stopped) {
-                raw.clear();
-                int n = tun.tryRead(raw);
-                if (n < 0) {
-                    queue.flush();
-                    tun.awaitReadable(POLL_MILLIS);
-                    continue;
-                }
-                int len = n - hdr;
-                if (len <= 0) {
-                    continue;
-                }
-                packet.clear().limit(len);
-                int type = hdr == 0 ? VnetHdr.GSO_NONE : VnetHdr.gsoType(raw);
-                if (type == VnetHdr.GSO_NONE) {
-                    if (hdr > 0 && (VnetHdr.flags(raw) & VnetHdr.F_NEEDS_CSUM) != 0
-                            && !TcpSegmenter.completeChecksum(packet, VnetHdr.csumStart(raw), VnetHdr.csumOffset(raw))) {
-                        continue; // offsets outside the packet: nothing a sane kernel sends
+                try {
+                    raw.clear();
+                    int n = tun.tryRead(raw);
+                    if (n < 0) {
+                        queue.flush();
+                        tun.awaitReadable(POLL_MILLIS);
+                        continue;
                     }
-                    packet.get(0, pkt, 0, Math.min(len, 40)); // the IPv4 or IPv6 header's destination picks the peer
-                    Device d = device;
-                    Peer peer = d.peerForPacket(pkt, 0, len);
-                    int at = peer == null ? -1 : queue.next(d, peer, len);
-                    if (at >= 0) {
-                        packet.get(0, queue.buffer(), at, len); // straight into its slot, sealed there in place
-                        queue.commit(d, peer, len, d.now());
+                    int len = n - hdr;
+                    if (len <= 0) {
+                        continue;
                     }
-                } else if (type == VnetHdr.GSO_TCPV4 || type == VnetHdr.GSO_TCPV6) {
-                    segmentAndSeal(raw, packet, headers, plan, checksum, pkt, queue);
+                    packet.clear().limit(len);
+                    int type = hdr == 0 ? VnetHdr.GSO_NONE : VnetHdr.gsoType(raw);
+                    if (type == VnetHdr.GSO_NONE) {
+                        if (hdr > 0 && (VnetHdr.flags(raw) & VnetHdr.F_NEEDS_CSUM) != 0
+                                && !TcpSegmenter.completeChecksum(packet, VnetHdr.csumStart(raw), VnetHdr.csumOffset(raw))) {
+                            continue; // offsets outside the packet: nothing a sane kernel sends
+                        }
+                        packet.get(0, pkt, 0, Math.min(len, 40)); // the IPv4 or IPv6 header's destination picks the peer
+                        Device d = device;
+                        Peer peer = d.peerForPacket(pkt, 0, len);
+                        int at = peer == null ? -1 : queue.next(d, peer, len);
+                        if (at >= 0) {
+                            packet.get(0, queue.buffer(), at, len); // straight into its slot, sealed there in place
+                            queue.commit(d, peer, len, d.now());
+                        }
+                    } else if (type == VnetHdr.GSO_TCPV4 || type == VnetHdr.GSO_TCPV6) {
+                        segmentAndSeal(raw, packet, headers, plan, checksum, pkt, queue);
+                    }
+                    // other GSO types are never offered: the TUN was given TSO4, TSO6 and CSUM only
+                } catch (NetlinkException e) {
+                    if (stopped) {
+                        break;
+                    }
+                    tunFaults.failed(e); // logged, a pause, and the reader goes on
+                } catch (RuntimeException e) {
+                    tunFaults.threw(e); // a packet no check caught: logged, the reader goes on
                 }
-                // other GSO types are never offered: the TUN was given TSO4, TSO6 and CSUM only
-            }
-        } catch (NetlinkException | RuntimeException e) {
-            if (!stopped) {
-                LOG.error("wireguard tun reader failed dev={} error={}", tun.name(), e.toString());
             }
         } finally {
             done.countDown();
@@ -264,39 +273,44 @@ final class Dataplane implements AutoCloseable, Device.Wire {
         long nextTick = System.nanoTime();
         try {
             while (!stopped) {
-                int n = socket.receive(batch);
-                Device d = device;
-                r.take(batch, n);
-                load.backlog(r.handshakes); // before the work: the cookies must start while the backlog lasts
-                if (r.allData) {
-                    // data only (the usual batch): opened in place (on this thread and the openers at once), then finished in order
-                    r.device = d;
-                    r.now = d.now(); // one clock read for the batch
-                    openers.run(r.count, r.openOne);
-                    for (int j = 0; j < r.count; j++) {
-                        if (r.ok[j]) {
-                            d.finishData(r.opened[j], r.in, r.at[j] + Messages.DATA_HEADER, r.from[j], received, r.now);
+                try {
+                    int n = socket.receive(batch);
+                    Device d = device;
+                    r.take(batch, n);
+                    load.backlog(r.handshakes); // before the work: the cookies must start while the backlog lasts
+                    if (r.allData) {
+                        // data only (the usual batch): opened in place (on this thread and the openers at once), then finished in order
+                        r.device = d;
+                        r.now = d.now(); // one clock read for the batch
+                        openers.run(r.count, r.openOne);
+                        for (int j = 0; j < r.count; j++) {
+                            if (r.ok[j]) {
+                                d.finishData(r.opened[j], r.in, r.at[j] + Messages.DATA_HEADER, r.from[j], received, r.now);
+                            }
+                        }
+                    } else {
+                        for (int j = 0; j < r.count; j++) {
+                            d.receive(r.in, r.at[j], r.length[j], r.from[j], received);
                         }
                     }
-                } else {
-                    for (int j = 0; j < r.count; j++) {
-                        d.receive(r.in, r.at[j], r.length[j], r.from[j], received);
+                    received.flush();
+                    if (coalescer != null) {
+                        coalescer.flush();
+                        rxAt = 0;
                     }
+                    long now = System.nanoTime();
+                    if (now - nextTick >= 0) {
+                        d.tick();
+                        nextTick = now + TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS);
+                    }
+                } catch (NetlinkException e) {
+                    if (stopped) {
+                        break;
+                    }
+                    sockFaults.failed(e); // logged, a pause, and the reader goes on
+                } catch (RuntimeException e) {
+                    sockFaults.threw(e); // a packet no check caught: logged, the reader goes on
                 }
-                received.flush();
-                if (coalescer != null) {
-                    coalescer.flush();
-                    rxAt = 0;
-                }
-                long now = System.nanoTime();
-                if (now - nextTick >= 0) {
-                    d.tick();
-                    nextTick = now + TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS);
-                }
-            }
-        } catch (NetlinkException | RuntimeException e) {
-            if (!stopped) {
-                LOG.error("wireguard socket reader failed error={}", e.toString());
             }
         } finally {
             done.countDown();
