@@ -126,7 +126,7 @@ final class AeadPaths {
         if (ifma) {
             return new Preference(List.of(INTRINSICS, Poly64Engine.NAME), cpu.describe() + ": the jdk's Poly1305 is its IFMA intrinsic");
         }
-        return new Preference(List.of(Poly64Engine.NAME, INTRINSICS), cpu.describe() + ": no IFMA, so no jdk Poly1305 intrinsic; radix-2^64 Poly1305");
+        return new Preference(List.of(Poly64Engine.NAME, INTRINSICS), cpu.describe() + ": no IFMA the JVM uses (avx512ifma+avx512vl at UseAVX=3, or avx_ifma), so no jdk Poly1305 intrinsic: radix-2^64 Poly1305");
     }
 
     private static Supplier<AeadEngine> supplier(String name) {

@@ -143,9 +143,13 @@ final class Poly1305x64 {
         LONGS.set(out, at + 8, t1);
     }
 
-    /** The carry out of the unsigned sum {@code s = x + y}: 0 or 1, branch-free. */
+    /**
+     * The carry out of the unsigned sum {@code s = x + y}: 0 or 1. As an unsigned compare, which C2
+     * compiles to cmp and setb: ≈ 1.5× faster over a message than the branch-free bit formula
+     * {@code ((x & y) | ((x | y) & ~s)) >>> 63} (1,023 → 662 ns for 1,408 bytes, UseAVX=2, session of issue 40).
+     */
     private static long carry(long x, long y, long s) {
-        return ((x & y) | ((x | y) & ~s)) >>> 63;
+        return Long.compareUnsigned(s, x) < 0 ? 1 : 0;
     }
 
     /** The high 64 bits of the unsigned product of {@code x} (any) and {@code y} (below 2^63). */
