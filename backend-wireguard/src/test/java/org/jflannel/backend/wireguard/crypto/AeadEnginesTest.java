@@ -288,6 +288,19 @@ class AeadEnginesTest {
         assertThat(AeadPaths.selfTest(new CipherEngine(), new CipherEngine())).isNull();
     }
 
+    /** The whole automatic choice, self-tests included, for a CPU with IFMA and one without (whatever this host has). */
+    @Test
+    void autoChoosesTheJdksPoly1305WithIfmaAndOursWithout() {
+        intrinsic();
+        AeadPaths.Choice ifma = AeadPaths.auto(new CpuFeatures(java.util.Set.of("avx2", "avx512f", "avx512vl", "avx512ifma"), 3, "test"));
+        assertThat(ifma.name()).as(ifma.reason()).isEqualTo("jdk-intrinsics");
+        assertThat(ifma.engines().get()).isInstanceOf(IntrinsicEngine.class);
+        AeadPaths.Choice avx2 = AeadPaths.auto(new CpuFeatures(java.util.Set.of("avx2", "bmi2", "adx"), -1, "test"));
+        assertThat(avx2.name()).as(avx2.reason()).isEqualTo(Poly64Engine.NAME);
+        assertThat(avx2.engines().get()).isInstanceOf(Poly64Engine.class);
+        assertThat(avx2.reason()).contains("no IFMA").contains("self-test passed");
+    }
+
     @Test
     void thePathIsTheOneThisCpuPrefersWhereInternalsAreRequiredElseTheCipher() {
         AeadPaths.Choice c = AeadPaths.choice();
