@@ -119,11 +119,11 @@ final class AeadPaths {
      * business); ours first where it is not.
      */
     static Preference prefer(CpuFeatures cpu) {
-        Boolean ifma = cpu.poly1305Intrinsic();
-        if (ifma == null) {
+        var ifma = cpu.poly1305Intrinsic();
+        if (ifma.isEmpty()) {
             return new Preference(List.of(INTRINSICS, Poly64Engine.NAME), "cpu features unknown (" + cpu.describe() + "): the jdk's Poly1305");
         }
-        if (ifma) {
+        if (ifma.get()) {
             return new Preference(List.of(INTRINSICS, Poly64Engine.NAME), cpu.describe() + ": the jdk's Poly1305 is its IFMA intrinsic");
         }
         return new Preference(List.of(Poly64Engine.NAME, INTRINSICS), cpu.describe() + ": no IFMA the JVM uses (avx512ifma+avx512vl at UseAVX=3, or avx_ifma), so no jdk Poly1305 intrinsic: radix-2^64 Poly1305");

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -35,14 +36,14 @@ record CpuFeatures(Set<String> cpuFlags, int useAvx, String useAvxSource) {
         }
     }
 
-    /** True or false when the inputs tell; null when the CPU's flags are unknown. */
-    Boolean poly1305Intrinsic() {
+    /** Whether the JDK's Poly1305 runs as its IFMA intrinsic here; empty when the CPU's flags are unknown. */
+    Optional<Boolean> poly1305Intrinsic() {
         if (cpuFlags.isEmpty()) {
-            return null;
+            return Optional.empty();
         }
         boolean avx512Ifma = cpuFlags.contains("avx512ifma") && cpuFlags.contains("avx512vl") && (useAvx < 0 || useAvx >= 3);
         boolean avxIfma = cpuFlags.contains("avx_ifma") && (useAvx < 0 || useAvx >= 2);
-        return avx512Ifma || avxIfma;
+        return Optional.of(avx512Ifma || avxIfma);
     }
 
     /** For the log: the IFMA flags present and the UseAVX value with its source. */

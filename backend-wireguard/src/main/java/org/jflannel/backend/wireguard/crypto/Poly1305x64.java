@@ -3,6 +3,7 @@ package org.jflannel.backend.wireguard.crypto;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.Objects;
 
 /**
  * Poly1305 (RFC 8439 §2.5) in plain Java, radix 2^64, for CPUs where the JDK has no Poly1305
@@ -49,7 +50,7 @@ final class Poly1305x64 {
         if ((len & 15) != 0) {
             throw new IllegalArgumentException("poly1305 blocks: length not a multiple of 16: " + len);
         }
-        java.util.Objects.checkFromIndexSize(off, len, in.length);
+        Objects.checkFromIndexSize(off, len, in.length);
         absorb(in, off, len, 1);
     }
 
