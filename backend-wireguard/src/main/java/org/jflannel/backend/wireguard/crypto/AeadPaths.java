@@ -69,7 +69,7 @@ final class AeadPaths {
         Choice c;
         switch (setting) {
             case "cipher" -> c = new Choice(CIPHER, CipherEngine::new, ENV + "=cipher");
-            case "auto" -> c = auto(CpuFeatures.detect());
+            case "auto" -> c = auto(detected());
             case "intrinsics", "poly64" -> c = forced(setting.equals("poly64") ? Poly64Engine.NAME : INTRINSICS);
             default -> c = refused(ENV + ": expected auto, cipher, intrinsics or poly64, got \"" + setting + "\"");
         }
@@ -95,6 +95,15 @@ final class AeadPaths {
         String failed = tested(name);
         return failed != null ? refused(ENV + " asks for " + name + ": self-test failed: " + failed)
                 : new Choice(name, supplier(name), ENV + " asks for it, self-test passed");
+    }
+
+    /** This host's features; unknown ones (the JDK's Poly1305 first, as before) if reading them fails in a way not foreseen. */
+    private static CpuFeatures detected() {
+        try {
+            return CpuFeatures.detect();
+        } catch (RuntimeException | LinkageError e) {
+            return new CpuFeatures(java.util.Set.of(), -1, "not read: " + e);
+        }
     }
 
     static Choice auto(CpuFeatures cpu) {
