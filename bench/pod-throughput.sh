@@ -135,7 +135,7 @@ underlay() { # nsX nsY: eth0 192.0.2.1/24 and eth0 192.0.2.2/24, both nodes forw
     nsx "$1" sysctl -qw net.ipv4.ip_forward=1; nsx "$2" sysctl -qw net.ipv4.ip_forward=1
 }
 
-echo "# cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'); $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -cE '^avx512') avx512 flags, $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'avx2|vaes|vpclmulqdq|avx512vl|avx512f' | tr '\n' ' ')(the JDK's ChaCha20/Poly1305 intrinsics differ with AVX-512); flanneld JVM's $(${JAVA:-java} -XX:+PrintFlagsFinal -version 2>/dev/null | awk '$2=="UseAVX"{print "UseAVX=" $4}')"
+echo "# cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'); $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -cE '^avx512') avx512 flags, $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'avx2|vaes|vpclmulqdq|avx512vl|avx512f' | tr '\n' ' ')(the JDK's ChaCha20/Poly1305 intrinsics differ with AVX-512); flanneld JVM's $(${JAVA:-java} ${FLANNELD_JAVA_OPTS:-} -XX:+PrintFlagsFinal -version 2>/dev/null | awk '$2=="UseAVX"{print "UseAVX=" $4}')${FLANNELD_JAVA_OPTS:+ (FLANNELD_JAVA_OPTS=$FLANNELD_JAVA_OPTS)}"
 echo "# machine: $(nproc) cpus, kernel $(uname -r), $(java -version 2>&1 | head -1), $(iperf3 --version | head -1)"
 echo "# commit $(git log -1 --format='%h %s'); namespaces ${P}*; load1 at start $(cut -d' ' -f1 /proc/loadavg); backend $BACKEND; underlay $UNDERLAY; flanneld JIT ${FLANNELD_JIT:-c1}; flanneld JVM: $(${JAVA:-java} -version 2>&1 | head -1)"
 

@@ -12,9 +12,11 @@ import java.util.Optional;
  * <p>The engine is chosen once per process ({@link AeadPaths}, logged at the first use):
  * {@link IntrinsicEngine}, the JDK's own intrinsified ChaCha20 block function and Poly1305 reached
  * directly without the public cipher's per-message set-up (needs
- * {@code --add-opens java.base/com.sun.crypto.provider=ALL-UNNAMED}, which the launchers pass, and
- * JDK 21+), else {@link CipherEngine}, the public {@code Cipher} API. Same bytes either way; costs in
- * docs/benchmarks.md ("wireguard AEAD, session 9").
+ * {@code --add-opens java.base/com.sun.crypto.provider=ALL-UNNAMED}, which the jar's manifest gives, and
+ * JDK 21+) where the JVM has IFMA for the JDK's Poly1305 intrinsic; {@link Poly64Engine}, the same
+ * ChaCha20 with our radix-2^64 Poly1305, where it has not; else {@link CipherEngine}, the public
+ * {@code Cipher} API. Same bytes every way; costs in docs/benchmarks.md ("wireguard AEAD, session 9",
+ * "issue 40").
  */
 public final class ChaChaPoly {
     public static final int TAG = 16;
@@ -28,7 +30,7 @@ public final class ChaChaPoly {
         this.engine = engine;
     }
 
-    /** The engine this process uses ({@code jdk-intrinsics} or {@code jdk-cipher}). */
+    /** The engine this process uses ({@code jdk-intrinsics}, {@code jdk-chacha20-poly64} or {@code jdk-cipher}). */
     public static String path() {
         return AeadPaths.choice().name();
     }

@@ -1,6 +1,5 @@
 package org.jflannel.backend.wireguard.crypto;
 
-import static org.jflannel.backend.wireguard.crypto.JdkInternals.CHACHA_BLOCK;
 import static org.jflannel.backend.wireguard.crypto.JdkInternals.POLY_UPDATE;
 
 import java.lang.invoke.MethodHandles;
@@ -29,16 +28,12 @@ import javax.crypto.SecretKey;
  */
 final class IntrinsicEngine implements AeadEngine {
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final byte[] ZEROS = new byte[16];
     private static final long M26 = (1L << 26) - 1;
     static final int TAG = 16;
 
-    private final int[] state = new int[16];
-    /** The size the intrinsic writes at most (16 blocks; the Java code writes one block), and 8 bytes for {@link #crypt}'s last long. */
-    private final byte[] keystream = new byte[1024 + 8];
-    /** The data being crypted, at the same indexes as its keystream (see {@link #crypt}). */
-    private final byte[] chunk = new byte[1024 + 8];
+    /** The keystream, its xor with the data, and their buffers. */
+    private final ChaCha20Stream chacha = new ChaCha20Stream();
     private final Object poly;
     /** The Poly1305 engine's accumulator and multiplier limbs (radix 2^26, five), written here per message. */
     private final long[] acc;
@@ -49,9 +44,6 @@ final class IntrinsicEngine implements AeadEngine {
     /** The last partial ciphertext block, padded, and the lengths block. */
     private final byte[] last = new byte[32];
     private final byte[] tag = new byte[TAG];
-    /** The next keystream block number, and how many keystream bytes the last call wrote. */
-    private int block;
-    private int ksLength;
 
     IntrinsicEngine() {
         try {
@@ -84,7 +76,7 @@ final class IntrinsicEngine implements AeadEngine {
             off = 0;
         }
         int ksAt = start(key, fixed, counter, aad);
-        crypt(in, off, len, out, outOff, ksAt);
+        chacha.crypt(in, off, len, out, outOff, ksAt);
         authenticate(out, outOff, len, aadLength(aad));
         System.arraycopy(tag, 0, out, outOff + len, TAG);
         return len + TAG;
@@ -107,16 +99,14 @@ final class IntrinsicEngine implements AeadEngine {
             in = Arrays.copyOfRange(in, off, off + n);
             off = 0;
         }
-        crypt(in, off, n, out, outOff, ksAt);
+        chacha.crypt(in, off, n, out, outOff, ksAt);
         return n;
     }
 
     /** RFC 8439 §2.4's ChaCha20 alone, from block {@code firstBlock} (for its §2.4.2 vector). */
     void chacha20(byte[] key, int fixed, long nonce, int firstBlock, byte[] in, int off, int len, byte[] out, int outOff) {
-        setState(key, fixed, nonce);
-        block = firstBlock;
-        ksLength = 0;
-        crypt(in, off, len, out, outOff, 0);
+        chacha.start(key, fixed, nonce, firstBlock);
+        chacha.crypt(in, off, len, out, outOff, 0);
     }
 
     /**
@@ -159,78 +149,19 @@ final class IntrinsicEngine implements AeadEngine {
 
     /** Keystream bytes the block function's last call wrote: 1,024 when C2 applied the AVX-512 intrinsic, 64 from the Java code (the benchmark shows it). */
     int lastKeystreamBytes() {
-        return ksLength;
+        return chacha.lastKeystreamBytes();
     }
 
     /** Key and nonce into the state, block 0 computed: its first 32 bytes key Poly1305, which then takes the AAD. Returns where the data's keystream starts. */
     private int start(byte[] key, int fixed, long counter, byte[] aad) {
-        setState(key, fixed, counter);
-        block = 0;
-        nextKeystream();
-        polyKey(keystream, 0);
+        chacha.start(key, fixed, counter, 0);
+        chacha.next();
+        polyKey(chacha.keystream(), 0);
         if (aad != null && aad.length > 0) {
             polyUpdate(aad, 0, aad.length);
             pad16(aad.length);
         }
         return 64;
-    }
-
-    private void setState(byte[] key, int fixed, long nonce) {
-        if (key.length != 32) {
-            throw new IllegalArgumentException("chacha20-poly1305 key: expected 32 bytes, got " + key.length);
-        }
-        int[] s = state;
-        s[0] = 0x61707865;
-        s[1] = 0x3320646e;
-        s[2] = 0x79622d32;
-        s[3] = 0x6b206574;
-        for (int i = 0; i < 8; i++) {
-            s[4 + i] = (int) INTS.get(key, 4 * i);
-        }
-        s[13] = fixed;
-        s[14] = (int) nonce;
-        s[15] = (int) (nonce >>> 32);
-    }
-
-    private void nextKeystream() {
-        state[12] = block;
-        int n;
-        try {
-            n = (int) CHACHA_BLOCK.invokeExact(state, keystream);
-        } catch (Throwable e) {
-            throw new IllegalStateException("chacha20 block", e);
-        }
-        ksLength = n;
-        block += n >>> 6;
-    }
-
-    /** XORs {@code len} bytes of keystream, from {@code ksAt} in the current keystream, onto {@code in} into {@code out}. */
-    private void crypt(byte[] in, int off, int len, byte[] out, int outOff, int ksAt) {
-        byte[] ks = keystream;
-        while (len > 0) {
-            if (ksAt >= ksLength) {
-                nextKeystream();
-                ksAt = 0;
-            }
-            int n = Math.min(len, ksLength - ksAt);
-            // through a buffer beside the keystream, at the keystream's own indexes: C2 vectorizes a
-            // loop over two arrays at one index (they may be one array: no dependence between
-            // iterations either way) but not at two offsets it cannot tell apart (JDK 25); the two
-            // copies are the JDK's vectorized array copy. Measured: ≈ 2× faster than 8 bytes a step
-            // at three offsets. The xor itself 8 bytes a step (a last long may run up to 7 bytes
-            // past the data, into bytes nobody reads): 96–116 → 70–74 ns a 1,420-byte message with the
-            // copies, against a byte a step (XorBench, session 14).
-            System.arraycopy(in, off, chunk, ksAt, n);
-            byte[] c = chunk;
-            for (int j = ksAt, end = ksAt + n; j < end; j += 8) {
-                LONGS.set(c, j, (long) LONGS.get(c, j) ^ (long) LONGS.get(ks, j));
-            }
-            System.arraycopy(c, ksAt, out, outOff, n);
-            off += n;
-            outOff += n;
-            ksAt += n;
-            len -= n;
-        }
     }
 
     /** Keys the engine with the one-time key at {@code k[at, at + 32)}: r clamped into the multiplier's limbs, the accumulator zeroed, s kept. */

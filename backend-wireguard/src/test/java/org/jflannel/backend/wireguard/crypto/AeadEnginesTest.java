@@ -16,9 +16,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Both engines behind {@link ChaChaPoly}: RFC 8439's vectors (§2.8.2 AEAD for both, §2.4.2 ChaCha20
- * and §2.5.2 Poly1305 for the intrinsic one, whose parts are ours to assemble), the intrinsic engine
- * byte for byte against the JDK cipher on random inputs, and tags that fail.
+ * Every engine behind {@link ChaChaPoly}: RFC 8439's vectors (§2.8.2 AEAD for all, §2.4.2 ChaCha20
+ * and §2.5.2 Poly1305 for the parts we assemble: the JDK's ChaCha20 block function, the JDK's
+ * Poly1305 engine and our radix-2^64 one), the fast engines byte for byte against the JDK cipher
+ * on random inputs (lengths 0..3,000, random AAD, in place and not), and tags that fail.
  *
  * <p>The intrinsic engine needs JDK 21+ and the launchers' flags: the module's second test run
  * (Temurin 25 with the flags, {@code -Djflannel.test.aead=jdk-intrinsics}) requires it and fails
@@ -40,11 +41,23 @@ class AeadEnginesTest {
     }
 
     static Stream<String> engines() {
-        return Stream.of("jdk-cipher", "jdk-intrinsics");
+        return Stream.of("jdk-cipher", "jdk-intrinsics", Poly64Engine.NAME);
+    }
+
+    /** The engines built on the JDK's internals: compared with the JDK cipher. */
+    static Stream<String> fastEngines() {
+        return Stream.of("jdk-intrinsics", Poly64Engine.NAME);
     }
 
     static AeadEngine engine(String name) {
-        return name.equals("jdk-cipher") ? new CipherEngine() : intrinsic();
+        return switch (name) {
+            case "jdk-cipher" -> new CipherEngine();
+            case "jdk-intrinsics" -> intrinsic();
+            default -> {
+                intrinsic(); // the same internals (the JDK's ChaCha20 block function)
+                yield new Poly64Engine();
+            }
+        };
     }
 
     @ParameterizedTest
@@ -115,18 +128,64 @@ class AeadEnginesTest {
     }
 
     @Test
-    void intrinsicEqualsTheJdkCipherOnRandomInputsOfEveryLengthTo2000() {
-        IntrinsicEngine fast = intrinsic();
+    void rfc8439Section252Poly1305Radix64() {
+        byte[] key = HEX.parseHex("85d6be7857556d337f4452fe42d506a80103808afb0db2fd4abff6af4149f51b");
+        byte[] msg = "Cryptographic Forum Research Group".getBytes(StandardCharsets.US_ASCII);
+        Poly1305x64 p = new Poly1305x64();
+        byte[] tag = new byte[16];
+        for (int round = 0; round < 2; round++) { // the same instance again: its state is reset per key
+            p.key(key, 0);
+            p.blocks(msg, 0, 32);
+            p.lastPartialBlock(msg, 32, 2);
+            p.tag(tag, 0);
+            assertThat(HEX.formatHex(tag)).isEqualTo("a8061dc1305136c6c22b8baf0c0127a9");
+        }
+    }
+
+    /** Accumulators at and near p and 2^130 (all-ones blocks, r's largest clamped value), where the final reduction and the carries matter. */
+    @Test
+    void poly1305Radix64AgreesWithTheJdksEngineAtTheFieldsEdges() {
+        IntrinsicEngine jdk = intrinsic();
+        Poly1305x64 ours = new Poly1305x64();
+        SplittableRandom random = new SplittableRandom(1305);
+        byte[] tag = new byte[16];
+        for (int i = 0; i < 2000; i++) {
+            byte[] key = bytes(random, 32);
+            if (i % 2 == 0) {
+                Arrays.fill(key, 0, 16, (byte) 0xff); // r clamped to its largest value
+            }
+            byte[] msg = new byte[16 * (1 + random.nextInt(40))];
+            int kind = i % 4;
+            if (kind < 2) {
+                Arrays.fill(msg, (byte) 0xff);
+            } else if (kind == 2) {
+                random.nextBytes(msg);
+            } else {
+                Arrays.fill(key, 16, 32, (byte) 0xff); // s near 2^128: the final carry wraps
+                random.nextBytes(msg);
+            }
+            ours.key(key, 0);
+            ours.blocks(msg, 0, msg.length);
+            ours.tag(tag, 0);
+            assertThat(HEX.formatHex(tag)).as("key %s, %d bytes", HEX.formatHex(key), msg.length).isEqualTo(HEX.formatHex(jdk.poly1305(key, msg)));
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("fastEngines")
+    void equalsTheJdkCipherOnRandomInputsOfEveryLengthTo3000(String name) {
+        AeadEngine fast = engine(name);
         CipherEngine jdk = new CipherEngine();
         SplittableRandom random = new SplittableRandom(8439);
-        for (int len = 0; len <= 2000; len++) {
+        for (int len = 0; len <= 3000; len++) {
             check(fast, jdk, random, len);
         }
     }
 
-    @Test
-    void intrinsicEqualsTheJdkCipherOn64KiB() {
-        IntrinsicEngine fast = intrinsic();
+    @ParameterizedTest
+    @MethodSource("fastEngines")
+    void equalsTheJdkCipherOn64KiB(String name) {
+        AeadEngine fast = engine(name);
         CipherEngine jdk = new CipherEngine();
         SplittableRandom random = new SplittableRandom(65536);
         for (int len : new int[] {65535, 65536, 65536 + 17}) {
@@ -139,9 +198,10 @@ class AeadEnginesTest {
      * to compile the engine (C2 then swaps in the intrinsics, whose limbs and keystream layout
      * differ from the Java code's), so the compiled path is compared too, not only the interpreted.
      */
-    @Test
-    void intrinsicEqualsTheJdkCipherOnceCompiled() {
-        IntrinsicEngine fast = intrinsic();
+    @ParameterizedTest
+    @MethodSource("fastEngines")
+    void equalsTheJdkCipherOnceCompiled(String name) {
+        AeadEngine fast = engine(name);
         CipherEngine jdk = new CipherEngine();
         SplittableRandom random = new SplittableRandom(22);
         byte[] key = bytes(random, 32);
@@ -167,6 +227,7 @@ class AeadEnginesTest {
         long counter = random.nextLong();
         byte[] plain = bytes(random, len);
         byte[] aad = random.nextBoolean() ? null : bytes(random, random.nextInt(70));
+        byte[] badTag = null;
         int fixed = random.nextBoolean() ? 0 : random.nextInt();
         byte[] expected = new byte[len + 16];
         assertThat(jdk.seal(key, fixed, counter, plain, 0, len, aad, expected, 0)).isEqualTo(len + 16);
@@ -185,6 +246,9 @@ class AeadEnginesTest {
         byte[] opened = new byte[len];
         assertThat(fast.open(key, fixed, counter, expected, 0, len + 16, aad, opened, 0)).isEqualTo(len);
         assertThat(opened).isEqualTo(plain);
+        badTag = expected.clone();
+        badTag[random.nextInt(len + 16)] ^= (byte) (1 << random.nextInt(8));
+        assertThat(fast.open(key, fixed, counter, badTag, 0, len + 16, aad, opened, 0)).as("tampered, length %d", len).isEqualTo(-1);
         byte[] back = new byte[len];
         assertThat(jdk.open(key, fixed, counter, Arrays.copyOfRange(out, 3, out.length), 0, len + 16, aad, back, 0)).isEqualTo(len);
         assertThat(back).isEqualTo(plain);
@@ -224,14 +288,34 @@ class AeadEnginesTest {
         assertThat(AeadPaths.selfTest(new CipherEngine(), new CipherEngine())).isNull();
     }
 
+    /** The whole automatic choice, self-tests included, for a CPU with IFMA and one without (whatever this host has). */
     @Test
-    void thePathIsTheIntrinsicOneWhereRequiredElseTheCipher() {
+    void autoChoosesTheJdksPoly1305WithIfmaAndOursWithout() {
+        intrinsic();
+        AeadPaths.Choice ifma = AeadPaths.auto(new CpuFeatures(java.util.Set.of("avx2", "avx512f", "avx512vl", "avx512ifma"), 3, "test"));
+        assertThat(ifma.name()).as(ifma.reason()).isEqualTo("jdk-intrinsics");
+        assertThat(ifma.engines().get()).isInstanceOf(IntrinsicEngine.class);
+        AeadPaths.Choice avx2 = AeadPaths.auto(new CpuFeatures(java.util.Set.of("avx2", "bmi2", "adx"), -1, "test"));
+        assertThat(avx2.name()).as(avx2.reason()).isEqualTo(Poly64Engine.NAME);
+        assertThat(avx2.engines().get()).isInstanceOf(Poly64Engine.class);
+        assertThat(avx2.reason()).contains("no IFMA").contains("self-test passed");
+    }
+
+    @Test
+    void thePathIsTheOneThisCpuPrefersWhereInternalsAreRequiredElseTheCipher() {
         AeadPaths.Choice c = AeadPaths.choice();
         if (intrinsicsRequired()) {
-            assertThat(c.name()).as(c.reason()).isEqualTo("jdk-intrinsics");
+            String preferred = AeadPaths.prefer(CpuFeatures.detect()).order().get(0);
+            assertThat(c.name()).as(c.reason()).isEqualTo(preferred);
+            assertThat(c.reason()).contains("UseAVX=").contains("self-test passed");
+            assertThat(AeadPaths.choose("intrinsics").engines().get()).isInstanceOf(IntrinsicEngine.class);
+            assertThat(AeadPaths.choose("poly64").engines().get()).isInstanceOf(Poly64Engine.class);
         } else if (JdkInternals.UNAVAILABLE != null) {
             assertThat(c.name()).isEqualTo("jdk-cipher");
             assertThat(c.reason()).contains("unavailable");
+            AeadPaths.Choice forced = AeadPaths.choose("poly64");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> forced.engines().get())
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("JFLANNEL_WG_AEAD").hasMessageContaining("unavailable");
         }
         assertThat(AeadPaths.choose("cipher").name()).isEqualTo("jdk-cipher");
         assertThat(AeadPaths.choose("cipher").engines().get()).isInstanceOf(CipherEngine.class);

@@ -17,9 +17,12 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The two engines behind {@code ChaChaPoly} in one run (session 9, issue 22): {@code jdk-cipher}
- * (the public {@code Cipher}, an init per message) and {@code jdk-intrinsics} (the JDK's intrinsified
- * ChaCha20 block function and Poly1305 reached directly). WireGuard's transport shape: no AAD,
+ * The engines behind {@code ChaChaPoly} in one run (session 9, issue 22; issue 40): {@code jdk-cipher}
+ * (the public {@code Cipher}, an init per message), {@code jdk-intrinsics} (the JDK's intrinsified
+ * ChaCha20 block function and Poly1305 reached directly) and {@code jdk-chacha20-poly64} (the JDK's
+ * ChaCha20 with our radix-2^64 Poly1305, for CPUs without IFMA; run with {@code -jvmArgsAppend}
+ * {@code -XX:UseAVX=2} plus the opens below to emulate one: a command-line {@code -jvmArgsAppend}
+ * replaces the annotation's). WireGuard's transport shape: no AAD,
  * counter nonce, arrays; seal out of place and in place, open in place. The fork gets the
  * launchers' {@code --add-opens}. At the end of each iteration the intrinsic engine prints how many
  * keystream bytes one block-function call gave (1,024: C2 applied the AVX-512 intrinsic; 64: Java).
@@ -32,7 +35,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"--add-opens=java.base/com.sun.crypto.provider=ALL-UNNAMED", "--add-exports=java.base/sun.security.util.math=ALL-UNNAMED"})
 public class AeadEngineBench {
-    @Param({"jdk-cipher", "jdk-intrinsics"})
+    @Param({"jdk-cipher", "jdk-intrinsics", "jdk-chacha20-poly64"})
     String engine;
 
     @Param({"1420", "65536"})
@@ -49,10 +52,14 @@ public class AeadEngineBench {
 
     @Setup
     public void setUp() {
-        if (JdkInternals.UNAVAILABLE != null && engine.equals("jdk-intrinsics")) {
+        if (JdkInternals.UNAVAILABLE != null && !engine.equals("jdk-cipher")) {
             throw new IllegalStateException("jdk internals unavailable: " + JdkInternals.UNAVAILABLE);
         }
-        aead = engine.equals("jdk-cipher") ? new CipherEngine() : new IntrinsicEngine();
+        aead = switch (engine) {
+            case "jdk-cipher" -> new CipherEngine();
+            case "jdk-intrinsics" -> new IntrinsicEngine();
+            default -> new Poly64Engine();
+        };
         SecureRandom random = new SecureRandom();
         random.nextBytes(key);
         plain = new byte[size];
@@ -68,6 +75,8 @@ public class AeadEngineBench {
     @TearDown(Level.Iteration)
     public void keystreamPerCall() {
         if (aead instanceof IntrinsicEngine e) {
+            System.err.println("keystream bytes per block call: " + e.lastKeystreamBytes());
+        } else if (aead instanceof Poly64Engine e) {
             System.err.println("keystream bytes per block call: " + e.lastKeystreamBytes());
         }
     }
