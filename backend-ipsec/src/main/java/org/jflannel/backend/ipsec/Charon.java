@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * charon as our child: started with our {@code strongswan.conf}, waited for until its VICI socket
  * answers {@code version}, restarted when it dies (with the shared keys and connections we loaded
  * replayed into the new one), ended on {@link #close()} by its PID (SIGTERM, then SIGKILL). Owns the
- * process, its conf file and one thread, {@code ipsec-charon}, that watches it. What flanneld asked
+ * process, its conf file, its VICI socket (charon leaves it behind; removed before a start and after the
+ * end) and one thread, {@code ipsec-charon}, that watches it. What flanneld asked
  * charon to hold is remembered here, so a restarted charon is told the same. Thread-safe.
  */
 public final class Charon implements AutoCloseable {
@@ -128,6 +129,7 @@ public final class Charon implements AutoCloseable {
     private void launch() throws IOException, InterruptedException {
         Files.createDirectories(settings.conf().toAbsolutePath().getParent());
         Files.writeString(settings.conf(), CharonConf.strongswanConf(settings.vici()));
+        Files.deleteIfExists(settings.vici()); // charon leaves its socket behind when it ends
         ProcessBuilder pb = new ProcessBuilder(settings.command());
         pb.environment().put("STRONGSWAN_CONF", settings.conf().toString());
         pb.redirectErrorStream(true);
@@ -250,6 +252,11 @@ public final class Charon implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        try {
+            Files.deleteIfExists(settings.vici());
+        } catch (IOException e) {
+            LOG.warn("charon socket not removed path={} error={}", settings.vici(), e.toString());
         }
         if (p != null) {
             LOG.info("charon stopped pid={}", p.pid());
