@@ -35,7 +35,7 @@ class CharonSupervisionIT {
 
             second = charon.pid();
             assertThat(ProcessHandle.of(first).filter(ProcessHandle::isAlive)).isEmpty();
-            Wait.until("connections replayed", Duration.ofSeconds(30), () -> charon.vici(v -> v.listConns()).equals(List.of(two.connName())));
+            Wait.until("connections replayed", Duration.ofSeconds(30), () -> charon.vici(org.jflannel.backend.ipsec.vici.ViciClient::listConns).equals(List.of(two.connName())));
         }
         assertThat(ProcessHandle.of(second).filter(ProcessHandle::isAlive)).as("ended on close").isEmpty();
     }
