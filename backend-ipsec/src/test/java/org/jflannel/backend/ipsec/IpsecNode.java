@@ -21,13 +21,37 @@ final class IpsecNode extends NodeNamespace {
     static final String ADDR = "192.0.2.1";
     static final String PSK = "q".repeat(96);
     IpsecNetwork network;
+    private String addr = ADDR;
 
-    private IpsecNode() throws Exception {
-        super("ips");
+    private IpsecNode(String prefix) throws Exception {
+        super(prefix);
+    }
+
+    /** Two nodes whose {@code ul0} ends are one veth: {@code a} 192.0.2.1/24, {@code b} 192.0.2.2/24. */
+    static IpsecNode[] pair() throws Exception {
+        IpsecNode a = new IpsecNode("ipa");
+        IpsecNode b = null;
+        try {
+            b = new IpsecNode("ipb");
+            a.ip("link", "add", "ul0", "type", "veth", "peer", "name", "ul0", "netns", b.name());
+            a.addr = "192.0.2.1";
+            b.addr = "192.0.2.2";
+            for (IpsecNode n : new IpsecNode[] {a, b}) {
+                n.ip("addr", "add", n.addr + "/24", "dev", "ul0");
+                n.ip("link", "set", "ul0", "up");
+            }
+            return new IpsecNode[] {a, b};
+        } catch (Exception e) {
+            if (b != null) {
+                b.close();
+            }
+            a.close();
+            throw e;
+        }
     }
 
     static IpsecNode create() throws Exception {
-        IpsecNode n = new IpsecNode();
+        IpsecNode n = new IpsecNode("ips");
         try {
             n.ip("link", "add", "ul0", "type", "veth", "peer", "name", "ul0p");
             n.ip("addr", "add", ADDR + "/24", "dev", "ul0");
@@ -51,8 +75,8 @@ final class IpsecNode extends NodeNamespace {
         IpsecSettings settings = new IpsecSettings(cs.command(), dir, cs.vici(), true, Duration.ofSeconds(30),
                 new HealTiming(Duration.ZERO, Duration.ofMillis(50), Duration.ZERO, Duration.ZERO));
         int index = JSON.readTree(ip("-j", "link", "show", "dev", "ul0")).get(0).get("ifindex").asInt();
-        Inet4Address addr = (Inet4Address) InetAddress.getByName(ADDR);
-        ExternalInterface ext = new ExternalInterface("ul0", index, 1500, addr, null, addr, null);
+        Inet4Address ip = (Inet4Address) InetAddress.getByName(addr);
+        ExternalInterface ext = new ExternalInterface("ul0", index, 1500, ip, null, ip, null);
         IpsecBackend backend = new IpsecBackend(ext, inNamespace(), settings);
         network = onLeaseEvents(() -> backend.register(conf, subnets));
         attach(network);
