@@ -18,10 +18,11 @@ public final class CharonConf {
     public static final Path DEFAULT_VICI = Path.of("/var/run/charon.vici");
 
     /**
-     * The plugins: crypto for IKE (aes, sha1/sha2, hmac, gmp for MODP groups, openssl for ECP and GCM),
+     * The plugins: crypto for IKE (aes, sha1/sha2, hmac, kdf (5.9.8+: the PRF-based key derivation), gmp for MODP
+     * groups, openssl for ECP and GCM),
      * nonce/random, the kernel interface (kernel-netlink), the IKE sockets (socket-default) and vici.
      */
-    static final String PLUGINS = "random nonce aes sha1 sha2 hmac gmp openssl pem pkcs1 x509 kernel-netlink socket-default vici";
+    static final String PLUGINS = "random nonce aes sha1 sha2 hmac kdf gmp openssl pem pkcs1 x509 kernel-netlink socket-default vici";
 
     private CharonConf() {
     }
