@@ -3,6 +3,8 @@ package org.jflannel.backend.ipsec;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import org.jflannel.core.ConfigException;
 import org.jflannel.core.peers.HealTiming;
 
 /**
@@ -12,8 +14,51 @@ import org.jflannel.core.peers.HealTiming;
  */
 public record IpsecSettings(List<String> charonCommand, Path stateDir, Path vici, boolean charonLog,
                             Duration charonStartTimeout, HealTiming timing) {
+    /** Ours: a directory for our strongswan.conf and charon's VICI socket (instead of /var/run/charon.vici). */
+    public static final String ENV_DIR = "JFLANNEL_IPSEC_DIR";
+    /**
+     * Ours, for several daemons on one machine (the test harness): {@code 1} starts charon in a mount namespace
+     * of its own with a fresh /run (its pidfile is fixed at /var/run/charon.pid), through util-linux's unshare.
+     */
+    public static final String ENV_PRIVATE_RUN = "JFLANNEL_IPSEC_PRIVATE_RUN";
+    /** The wrapper of {@link #ENV_PRIVATE_RUN}: charon's path follows as {@code $0}. */
+    static final List<String> PRIVATE_RUN = List.of("unshare", "-m", "--propagation", "private",
+            "sh", "-c", "mount -t tmpfs tmpfs /run && exec \"$0\"");
+
     public static IpsecSettings defaults() {
         return new IpsecSettings(null, Path.of("/run/flannel/ipsec"), CharonConf.DEFAULT_VICI, false, Duration.ofSeconds(30),
                 new HealTiming(Duration.ofSeconds(10), Duration.ofMillis(200), Duration.ZERO, Duration.ZERO));
+    }
+
+    /** The defaults, changed by {@link #ENV_DIR} and {@link #ENV_PRIVATE_RUN} in {@code env}; a bad value names its variable. */
+    public static IpsecSettings fromEnv(Map<String, String> env) throws ConfigException {
+        IpsecSettings d = defaults();
+        String dir = env.get(ENV_DIR);
+        Path state = d.stateDir();
+        Path vici = d.vici();
+        if (dir != null && !dir.isEmpty()) {
+            if (!dir.startsWith("/")) {
+                throw new ConfigException(ENV_DIR, "expected an absolute path, got \"" + dir + "\"");
+            }
+            state = Path.of(dir);
+            vici = state.resolve("charon.vici");
+        }
+        String priv = env.getOrDefault(ENV_PRIVATE_RUN, "0");
+        List<String> command = null;
+        switch (priv) {
+            case "0", "" -> { }
+            case "1" -> {
+                if (state.startsWith("/run") || vici.startsWith("/run") || vici.startsWith("/var/run")) {
+                    throw new ConfigException(ENV_PRIVATE_RUN, "charon's private /run would hide " + vici
+                            + ": set " + ENV_DIR + " to a directory outside /run");
+                }
+                Path charon = CharonConf.findExecutable(env.get("PATH")).orElseThrow(() -> new ConfigException(ENV_PRIVATE_RUN,
+                        "No valid charon executable found at paths [charon " + String.join(" ", CharonConf.PATHS) + "]"));
+                command = new java.util.ArrayList<>(PRIVATE_RUN);
+                command.add(charon.toString());
+            }
+            default -> throw new ConfigException(ENV_PRIVATE_RUN, "expected 0 or 1, got \"" + priv + "\"");
+        }
+        return new IpsecSettings(command, state, vici, d.charonLog(), d.charonStartTimeout(), d.timing());
     }
 }

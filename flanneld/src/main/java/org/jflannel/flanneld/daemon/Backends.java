@@ -39,7 +39,7 @@ final class Backends {
 
     static final Map<String, Factory> FACTORIES = Map.of(
             // strongSwan's charon as our child over VICI, XFRM policies per peer; not yet proven end to end (docs/ipsec.md)
-            "ipsec", (ext, subnets, leaseEvents) -> new IpsecBackend(ext, leaseEvents),
+            "ipsec", Backends::ipsec,
             "vxlan", Backends::vxlan,
             "udp", (ext, subnets, leaseEvents) -> new UdpBackend(ext),
             "host-gw", Backends::hostGw,
@@ -93,6 +93,15 @@ final class Backends {
             mac6 = kube.storedVtepMac(true).orElse(null);
         }
         return new VxlanBackend(ext, mac, mac6, leaseEvents, settings);
+    }
+
+    /** ipsec with JFLANNEL_IPSEC_DIR / JFLANNEL_IPSEC_PRIVATE_RUN from the environment (ours; IpsecSettings). */
+    private static Backend ipsec(ExternalInterface ext, SubnetManager subnets, Executor leaseEvents) throws StartupError {
+        try {
+            return new IpsecBackend(ext, leaseEvents, org.jflannel.backend.ipsec.IpsecSettings.fromEnv(System.getenv()));
+        } catch (ConfigException e) {
+            throw new StartupError("Error fetching backend: " + e.field() + ": " + e.getMessage(), e);
+        }
     }
 
     /** Upstream refuses a NAT'ed public IP when the backend is made: {@code Error fetching backend: your PublicIP differs ...}. */

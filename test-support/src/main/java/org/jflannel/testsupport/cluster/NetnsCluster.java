@@ -238,6 +238,11 @@ public final class NetnsCluster implements AutoCloseable {
                         n::hostGwRoutes, e -> e.routesVia(peers));
                 continue;
             }
+            if (options.backendType().equals("ipsec")) { // no device: three XFRM policies per peer (backend-ipsec)
+                Wait.until(n.name() + " ipsec policies for peers " + peers, CONVERGED_WITHIN, () -> Cmd.run(Duration.ofSeconds(30),
+                        List.of("ip", "-n", n.namespace(), "xfrm", "policy", "list")).stdout().split("tmpl src", -1).length - 1 >= 3 * peers.size());
+                continue;
+            }
             Wait.until(n.name() + " programmed for peers " + peers, CONVERGED_WITHIN,
                     n::entries, e -> e.covers(peers));
         }
