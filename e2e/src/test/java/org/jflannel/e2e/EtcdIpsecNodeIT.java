@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jflannel.testsupport.cluster.ClusterNode;
@@ -26,9 +25,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Our daemon on the ipsec backend, one node of an etcd cluster on this host (no ESP in this kernel, so no
- * data path: that is {@code backend-ipsec}'s {@code IpsecVmIT}; a second node would need its own /run for
- * its charon, which the harness does not give yet). What it shows: the daemon starts charon (in a private
- * /run, {@code JFLANNEL_IPSEC_PRIVATE_RUN=1}, its socket in {@code JFLANNEL_IPSEC_DIR}), publishes an ipsec
+ * data path: that is {@code EtcdIpsecVmIT} and {@code backend-ipsec}'s {@code IpsecVmIT}). What it shows: the
+ * daemon starts charon (the harness gives each node's charon its directory as /run:
+ * {@code JFLANNEL_IPSEC_PRIVATE_RUN=1}, {@code JFLANNEL_IPSEC_DIR}), publishes an ipsec
  * lease, writes FLANNEL_MTU = 1500 − 77; a peer lease put into etcd brings its three XFRM policies and its
  * IKE connection (Debian's swanctl and ip as witnesses), its removal takes them away; SIGTERM ends charon.
  */
@@ -40,32 +39,14 @@ class EtcdIpsecNodeIT {
     static final String BACKEND = "{\"Type\":\"ipsec\",\"PSK\":\"" + PSK + "\"}";
     static final String PEER_SUBNET = "10.244.250.0/24";
     static final String PEER_IP = "192.0.2.250";
-    static final Path DIR = tempDir();
 
     @RegisterExtension
     static final ClusterPerClass CLUSTER = ClusterPerClass.of(ClusterOptions.defaults().withNodes(1).withPodsPerNode(1)
-            .withBackend(BACKEND).withDaemonEnv(Map.of("JFLANNEL_IPSEC_DIR", DIR.toString(), "JFLANNEL_IPSEC_PRIVATE_RUN", "1")));
+            .withBackend(BACKEND));
     private final NetnsCluster cluster;
 
     EtcdIpsecNodeIT(NetnsCluster cluster) {
         this.cluster = cluster;
-    }
-
-    @org.junit.jupiter.api.AfterAll
-    static void removeTheStateDir() throws java.io.IOException {
-        try (var files = Files.walk(DIR)) { // our strongswan.conf; charon's socket went with it
-            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
-    }
-
-    private static Path tempDir() {
-        try {
-            return Files.createTempDirectory("jfl-ipsec-e2e");
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
     }
 
     @Test
@@ -78,6 +59,8 @@ class EtcdIpsecNodeIT {
                 .contains("\"PublicIP\":\"" + l.publicIp().getHostAddress() + "\"");
         assertThat(n.logSinceStart()).contains("ipsec network registered").doesNotContain(PSK);
         assertThat(swanctl("--version")).contains("strongSwan swanctl");
+        assertThat(Files.exists(Path.of("/run/charon.pid"))).as("charon's pidfile in the node's directory, not the host's /run").isFalse();
+        assertThat(Files.exists(cluster.runDir().resolve("node1/ipsec/charon.pid"))).isTrue();
     }
 
     @Test
@@ -118,7 +101,8 @@ class EtcdIpsecNodeIT {
         return java.util.Arrays.stream(text.split("(?m)^(?=src )")).filter(b -> b.contains("tmpl ")).toList();
     }
 
-    private static String swanctl(String what) throws Exception {
-        return Cmd.run(Duration.ofSeconds(30), List.of("swanctl", what, "--uri", "unix://" + DIR.resolve("charon.vici"))).stdout();
+    private String swanctl(String what) throws Exception {
+        Path vici = cluster.runDir().resolve(cluster.node(1).name()).resolve("ipsec/charon.vici");
+        return Cmd.run(Duration.ofSeconds(30), List.of("swanctl", what, "--uri", "unix://" + vici)).stdout();
     }
 }

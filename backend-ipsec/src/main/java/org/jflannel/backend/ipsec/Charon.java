@@ -30,14 +30,23 @@ public final class Charon implements AutoCloseable {
     /**
      * How to run charon: {@code command} is its argv (a wrapper may come first, as the tests' {@code ip netns exec}),
      * {@code conf} where our strongswan.conf goes, {@code vici} its socket, {@code startTimeout} how long a start
-     * may take, {@code log} a file for its output (null: flanneld's own stderr, as upstream).
+     * may take, {@code log} a file for its output (null: flanneld's own stderr, as upstream). {@code charonConf} and
+     * {@code charonVici} are the same two files as charon sees them (null: the same paths), for a wrapper that
+     * mounts our directory on charon's /run.
      */
-    public record Settings(List<String> command, Path conf, Path vici, Duration startTimeout, Path log) {
+    public record Settings(List<String> command, Path conf, Path vici, Duration startTimeout, Path log,
+                           Path charonConf, Path charonVici) {
         public Settings {
             command = List.copyOf(command);
             if (command.isEmpty()) {
                 throw new IllegalArgumentException("charon command: empty");
             }
+            charonConf = charonConf == null ? conf : charonConf;
+            charonVici = charonVici == null ? vici : charonVici;
+        }
+
+        public Settings(List<String> command, Path conf, Path vici, Duration startTimeout, Path log) {
+            this(command, conf, vici, startTimeout, log, null, null);
         }
     }
 
@@ -128,10 +137,10 @@ public final class Charon implements AutoCloseable {
 
     private void launch() throws IOException, InterruptedException {
         Files.createDirectories(settings.conf().toAbsolutePath().getParent());
-        Files.writeString(settings.conf(), CharonConf.strongswanConf(settings.vici()));
+        Files.writeString(settings.conf(), CharonConf.strongswanConf(settings.charonVici()));
         Files.deleteIfExists(settings.vici()); // charon leaves its socket behind when it ends
         ProcessBuilder pb = new ProcessBuilder(settings.command());
-        pb.environment().put("STRONGSWAN_CONF", settings.conf().toString());
+        pb.environment().put("STRONGSWAN_CONF", settings.charonConf().toString());
         pb.redirectErrorStream(true);
         pb.redirectOutput(settings.log() == null ? ProcessBuilder.Redirect.INHERIT
                 : ProcessBuilder.Redirect.appendTo(settings.log().toFile()));

@@ -2,6 +2,7 @@ package org.jflannel.backend.ipsec;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -63,8 +64,10 @@ public final class IpsecBackend implements Backend {
         // upstream: PublicIP and BackendType "ipsec", no backend data
         Lease lease = subnets.acquireLease(new LeaseAttrs(ext.publicIp(), null, IpsecPlanner.TYPE, null, null));
         Files.createDirectories(settings.stateDir());
+        Path run = Path.of("/run"); // charon's view of stateDir in a private run
         Charon charon = Charon.start(new Charon.Settings(command, settings.stateDir().resolve("strongswan.conf"),
-                settings.vici(), settings.charonStartTimeout(), settings.charonLog() ? settings.stateDir().resolve("charon.log") : null));
+                settings.vici(), settings.charonStartTimeout(), settings.charonLog() ? settings.stateDir().resolve("charon.log") : null,
+                settings.privateRun() ? run.resolve("strongswan.conf") : null, settings.privateRun() ? run.resolve("charon.vici") : null));
         List<AutoCloseable> handles = new ArrayList<>(List.of(charon));
         try {
             checkProposal(charon, cfg.espProposal());

@@ -73,7 +73,7 @@ final class IpsecNode extends NodeNamespace {
         FakeSubnets subnets = new FakeSubnets(conf, Ip4Net.parse(subnet), null);
         Charon.Settings cs = CharonNs.settings(ns, dir);
         IpsecSettings settings = new IpsecSettings(cs.command(), dir, cs.vici(), true, Duration.ofSeconds(30),
-                new HealTiming(Duration.ZERO, Duration.ofMillis(50), Duration.ZERO, Duration.ZERO));
+                new HealTiming(Duration.ZERO, Duration.ofMillis(50), Duration.ZERO, Duration.ZERO), false);
         int index = JSON.readTree(ip("-j", "link", "show", "dev", "ul0")).get(0).get("ifindex").asInt();
         Inet4Address ip = (Inet4Address) InetAddress.getByName(addr);
         ExternalInterface ext = new ExternalInterface("ul0", index, 1500, ip, null, ip, null);

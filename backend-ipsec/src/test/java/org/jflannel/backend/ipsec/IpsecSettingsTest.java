@@ -21,7 +21,9 @@ class IpsecSettingsTest {
     void aPrivateRunWrapsCharonAndKeepsItsSocketInTheDirectory() throws Exception {
         IpsecSettings s = IpsecSettings.fromEnv(Map.of("JFLANNEL_IPSEC_DIR", "/var/tmp/n1", "JFLANNEL_IPSEC_PRIVATE_RUN", "1"));
         assertThat(s.vici()).isEqualTo(Path.of("/var/tmp/n1/charon.vici"));
-        assertThat(s.charonCommand()).startsWith("unshare", "-m").last().asString().endsWith("/charon");
+        assertThat(s.charonCommand()).startsWith("unshare", "-m").endsWith("/var/tmp/n1");
+        assertThat(s.charonCommand().get(s.charonCommand().size() - 2)).endsWith("/charon");
+        assertThat(s.privateRun()).isTrue();
     }
 
     @Test
@@ -30,7 +32,7 @@ class IpsecSettingsTest {
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.field()).isEqualTo("JFLANNEL_IPSEC_PRIVATE_RUN"))
                 .hasMessage("expected 0 or 1, got \"yes\"");
         assertThatThrownBy(() -> IpsecSettings.fromEnv(Map.of("JFLANNEL_IPSEC_PRIVATE_RUN", "1")))
-                .hasMessageContaining("charon's private /run would hide /var/run/charon.vici: set JFLANNEL_IPSEC_DIR");
+                .hasMessageContaining("needs JFLANNEL_IPSEC_DIR (the directory mounted on charon's /run)");
         assertThatThrownBy(() -> IpsecSettings.fromEnv(Map.of("JFLANNEL_IPSEC_DIR", "rel")))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.field()).isEqualTo("JFLANNEL_IPSEC_DIR"));
     }

@@ -83,6 +83,9 @@ public final class NetnsCluster implements AutoCloseable {
         env.putAll(leaseSource.env(i));
         // every node its own WireGuard key (upstream's default /run/flannel/wgkey would be shared by all on one host)
         env.put("WIREGUARD_KEY_FILE", runDir.resolve(ClusterNames.nodeName(i)).resolve("wgkey").toString());
+        // ipsec: every node its own charon (its pidfile is fixed at /var/run/charon.pid): the node's directory on its /run
+        env.putIfAbsent("JFLANNEL_IPSEC_DIR", runDir.resolve(ClusterNames.nodeName(i)).resolve("ipsec").toString());
+        env.putIfAbsent("JFLANNEL_IPSEC_PRIVATE_RUN", "1");
         return env;
     }
 
