@@ -2,7 +2,8 @@ package org.jflannel.core;
 
 /** The {@code Backend} object of net-conf.json, typed per supported backend. */
 public sealed interface BackendConfig permits BackendConfig.Vxlan, BackendConfig.Udp, BackendConfig.HostGw,
-        BackendConfig.Wireguard, BackendConfig.Alloc, BackendConfig.Extension {
+        BackendConfig.Wireguard, BackendConfig.Alloc, BackendConfig.Extension,
+        BackendConfig.Ipsec {
 
     /**
      * The backend type as flannel names it: {@code vxlan}, {@code udp}, {@code host-gw}, {@code wireguard},
@@ -174,6 +175,31 @@ public sealed interface BackendConfig permits BackendConfig.Vxlan, BackendConfig
         @Override
         public String type() {
             return "extension";
+        }
+    }
+
+    /**
+     * ipsec's options (REFERENCE §2): the IKE pre-shared key (upstream: at least 96 characters), UDP
+     * encapsulation of ESP (NAT-T) forced or not, and the ESP proposal charon negotiates.
+     */
+    record Ipsec(String psk, boolean udpEncap, String espProposal) implements BackendConfig {
+        public static final String DEFAULT_ESP_PROPOSAL = "aes128gcm16-sha256-prfsha256-ecp256";
+        public static final int MIN_PSK_LENGTH = 96;
+
+        public Ipsec {
+            java.util.Objects.requireNonNull(psk, "psk");
+            java.util.Objects.requireNonNull(espProposal, "espProposal");
+        }
+
+        @Override
+        public String type() {
+            return "ipsec";
+        }
+
+        /** The PSK is secret: never in a log line. */
+        @Override
+        public String toString() {
+            return "Ipsec[psk=<" + psk.length() + " characters>, udpEncap=" + udpEncap + ", espProposal=" + espProposal + "]";
         }
     }
 }

@@ -77,6 +77,8 @@ final class NetConfParser {
             throw error("Backend.Type", "unknown backend type: ");
         }
         switch (type.toLowerCase(Locale.ROOT)) {
+            case "ipsec":
+                return ipsec(b);
             case "vxlan":
                 return new BackendConfig.Vxlan(
                         range(b, "VNI", BackendConfig.Vxlan.DEFAULT_VNI, 0, 0xFFFFFF),
@@ -100,7 +102,7 @@ final class NetConfParser {
                         string(b, "SubnetAddCommand", "Backend.SubnetAddCommand"),
                         string(b, "SubnetRemoveCommand", "Backend.SubnetRemoveCommand"));
             default:
-                throw error("Backend.Type", "backend " + type + " is not supported; supported: vxlan, udp, host-gw, wireguard, alloc, extension");
+                throw error("Backend.Type", "backend " + type + " is not supported; supported: vxlan, udp, host-gw, wireguard, alloc, extension, ipsec");
         }
     }
 
@@ -136,6 +138,23 @@ final class NetConfParser {
         BackendConfig.WireguardMode m = BackendConfig.WireguardMode.of(mode).orElseThrow(() ->
                 error("Backend.Mode", "no valid Mode configured (got \"" + mode + "\"; expected separate, auto, ipv4 or ipv6)"));
         return new BackendConfig.Wireguard(port, port6, mtu, psk.isEmpty() ? null : wgKey(psk), keepalive, m);
+    }
+
+    /**
+     * upstream's ipsec.go: defaults UDPEncap false and ESPProposal {@code aes128gcm16-sha256-prfsha256-ecp256},
+     * then {@code config error, password is too short} when the PSK has fewer than 96 bytes (Go's len).
+     * The proposal is not checked here (upstream never checks it; the backend asks charon at start).
+     */
+    private BackendConfig.Ipsec ipsec(Map<String, JsonNode> b) throws ConfigException {
+        String psk = goString(b, "PSK", "");
+        boolean encap = boolIn(b, "UDPEncap", "Backend.UDPEncap");
+        String esp = goString(b, "ESPProposal", BackendConfig.Ipsec.DEFAULT_ESP_PROPOSAL);
+        int len = psk.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        if (len < BackendConfig.Ipsec.MIN_PSK_LENGTH) {
+            throw error("Backend.PSK", "config error, password is too short (" + len + " characters; at least "
+                    + BackendConfig.Ipsec.MIN_PSK_LENGTH + " needed)");
+        }
+        return new BackendConfig.Ipsec(psk, encap, esp);
     }
 
     /** wgtypes.ParseKey: standard base64 (with padding) of exactly 32 bytes. */

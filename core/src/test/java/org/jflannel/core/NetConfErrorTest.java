@@ -89,8 +89,13 @@ class NetConfErrorTest {
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"udp\",\"Port\":0}}", "Backend.Port", "expected 1..65535, got 0"),
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"extension\",\"SubnetAddCommand\":[\"ip\",\"route\"]}}", "Backend.SubnetAddCommand", "expected a string, got [\"ip\",\"route\"]"),
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"extension\",\"PreStartupCommand\":1}}", "Backend.PreStartupCommand", "expected a string, got 1"),
+                // ipsec (upstream's text for a short PSK; Go's len counts bytes)
+                bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"ipsec\"}}", "Backend.PSK", "config error, password is too short (0 characters; at least 96 needed)"),
+                bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"ipsec\",\"PSK\":\"" + "p".repeat(95) + "\"}}", "Backend.PSK", "config error, password is too short (95 characters; at least 96 needed)"),
+                bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"ipsec\",\"PSK\":96}}", "Backend.PSK", "error decoding backend config: json: cannot unmarshal number into Go struct field .PSK of type string"),
+                bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"ipsec\",\"PSK\":\"" + "p".repeat(96) + "\",\"UDPEncap\":\"yes\"}}", "Backend.UDPEncap", "expected true or false, got \"yes\""),
                 // backend type
-                bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"ipip\"}}", "Backend.Type", "backend ipip is not supported; supported: vxlan, udp, host-gw, wireguard, alloc, extension"),
+                bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"ipip\"}}", "Backend.Type", "backend ipip is not supported; supported: vxlan, udp, host-gw, wireguard, alloc, extension, ipsec"),
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{}}", "Backend.Type", "unknown backend type: "),
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":null}", "Backend.Type", "unknown backend type: "),
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"\"}}", "Backend.Type", "unknown backend type: "),

@@ -244,4 +244,15 @@ class NetConfTest {
         assertThat(e).as("ConfigException for %s", json).isNotNull();
         return e;
     }
+
+    @org.junit.jupiter.api.Test
+    void ipsecTakesUpstreamsDefaultsAndKeepsThePskOutOfItsText() throws Exception {
+        String psk = "k".repeat(96);
+        NetConf c = NetConf.parse("{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"ipsec\",\"PSK\":\"" + psk + "\"}}", ETCD);
+        assertThat(c.backend()).isEqualTo(new BackendConfig.Ipsec(psk, false, "aes128gcm16-sha256-prfsha256-ecp256"));
+        assertThat(c.backend().toString()).doesNotContain(psk).contains("96 characters");
+        NetConf d = NetConf.parse("{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"ipsec\",\"PSK\":\"" + psk
+                + "\",\"UDPEncap\":true,\"ESPProposal\":\"aes256gcm16-modp2048\"}}", ETCD);
+        assertThat(d.backend()).isEqualTo(new BackendConfig.Ipsec(psk, true, "aes256gcm16-modp2048"));
+    }
 }

@@ -8,6 +8,7 @@ import org.jflannel.backend.extension.AllocBackend;
 import org.jflannel.backend.extension.ExtensionBackend;
 import org.jflannel.backend.hostgw.HostGwBackend;
 import org.jflannel.backend.hostgw.HostGwNetwork;
+import org.jflannel.backend.ipsec.IpsecBackend;
 import org.jflannel.backend.udp.UdpBackend;
 import org.jflannel.backend.udp.UdpCounters;
 import org.jflannel.backend.udp.UdpNetwork;
@@ -37,6 +38,8 @@ final class Backends {
     }
 
     static final Map<String, Factory> FACTORIES = Map.of(
+            // strongSwan's charon as our child over VICI, XFRM policies per peer; not yet proven end to end (docs/ipsec.md)
+            "ipsec", Backends::ipsec,
             "vxlan", Backends::vxlan,
             "udp", (ext, subnets, leaseEvents) -> new UdpBackend(ext),
             "host-gw", Backends::hostGw,
@@ -90,6 +93,15 @@ final class Backends {
             mac6 = kube.storedVtepMac(true).orElse(null);
         }
         return new VxlanBackend(ext, mac, mac6, leaseEvents, settings);
+    }
+
+    /** ipsec with JFLANNEL_IPSEC_DIR / JFLANNEL_IPSEC_PRIVATE_RUN from the environment (ours; IpsecSettings). */
+    private static Backend ipsec(ExternalInterface ext, SubnetManager subnets, Executor leaseEvents) throws StartupError {
+        try {
+            return new IpsecBackend(ext, leaseEvents, org.jflannel.backend.ipsec.IpsecSettings.fromEnv(System.getenv()));
+        } catch (ConfigException e) {
+            throw new StartupError("Error fetching backend: " + e.field() + ": " + e.getMessage(), e);
+        }
     }
 
     /** Upstream refuses a NAT'ed public IP when the backend is made: {@code Error fetching backend: your PublicIP differs ...}. */

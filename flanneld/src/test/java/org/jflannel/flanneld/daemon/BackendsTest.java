@@ -46,6 +46,14 @@ class BackendsTest {
                 .isInstanceOf(org.jflannel.backend.wireguard.WireguardBackend.class);
     }
 
+    @Test
+    void ipsecIsWired() throws Exception {
+        ExternalInterface ext = new ExternalInterface("eth0", 2, 1500, ip("192.0.2.11"), null, null, null);
+
+        assertThat(Backends.create("ipsec", ext, null, Runnable::run))
+                .isInstanceOf(org.jflannel.backend.ipsec.IpsecBackend.class);
+    }
+
     /** Every drop reason the userspace WireGuard counts reaches /metrics, summed over its devices (issue 38). */
     @Test
     void everyWireguardDropReasonIsExported() throws Exception {

@@ -28,6 +28,7 @@ public final class LibC {
     public static final int SOCK_RAW = 3;
     public static final int SOCK_CLOEXEC = 0x80000;
     public static final int NETLINK_ROUTE = 0;
+    public static final int NETLINK_XFRM = 6;
     public static final int NETLINK_GENERIC = 16;
     public static final int SOL_SOCKET = 1;
     public static final int SO_SNDBUF = 7;

@@ -83,6 +83,9 @@ public final class NetnsCluster implements AutoCloseable {
         env.putAll(leaseSource.env(i));
         // every node its own WireGuard key (upstream's default /run/flannel/wgkey would be shared by all on one host)
         env.put("WIREGUARD_KEY_FILE", runDir.resolve(ClusterNames.nodeName(i)).resolve("wgkey").toString());
+        // ipsec: every node its own charon (its pidfile is fixed at /var/run/charon.pid): the node's directory on its /run
+        env.putIfAbsent("JFLANNEL_IPSEC_DIR", runDir.resolve(ClusterNames.nodeName(i)).resolve("ipsec").toString());
+        env.putIfAbsent("JFLANNEL_IPSEC_PRIVATE_RUN", "1");
         return env;
     }
 
@@ -236,6 +239,11 @@ public final class NetnsCluster implements AutoCloseable {
             if (hostGw()) {
                 Wait.until(n.name() + " routes to peers " + peers, CONVERGED_WITHIN,
                         n::hostGwRoutes, e -> e.routesVia(peers));
+                continue;
+            }
+            if (options.backendType().equals("ipsec")) { // no device: three XFRM policies per peer (backend-ipsec)
+                Wait.until(n.name() + " ipsec policies for peers " + peers, CONVERGED_WITHIN, () -> Cmd.run(Duration.ofSeconds(30),
+                        List.of("ip", "-n", n.namespace(), "xfrm", "policy", "list")).stdout().split("tmpl src", -1).length - 1 >= 3 * peers.size());
                 continue;
             }
             Wait.until(n.name() + " programmed for peers " + peers, CONVERGED_WITHIN,
