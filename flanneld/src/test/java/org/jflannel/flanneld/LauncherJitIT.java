@@ -13,9 +13,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Tag;
 
 /**
- * bin/flanneld's {@code FLANNELD_JIT}: C1 only by default and with {@code c1}, C1 and C2 with
- * {@code c2} (the udp overlay's setting), and anything else refused naming the variable. Read from the
- * JVM's own final flag values.
+ * bin/flanneld's JIT: C1 only by default ({@code FLANNELD_JIT} unset or {@code auto}) and with {@code c1}; C1 and
+ * C2 with {@code c2} or with the daemon's own choice {@code JFLANNEL_JIT_CHOSEN=c2} (its relaunch for udp and
+ * userspace wireguard, issue 40), which {@code FLANNELD_JIT} overrides; anything else refused naming the
+ * variable. Read from the JVM's own final flag values.
  */
 @Tag("e2e")
 class LauncherJitIT {
@@ -24,19 +25,28 @@ class LauncherJitIT {
 
     @Test
     void c1IsTheDefaultAndC2TurnsTheOptimizingCompilerOn() throws Exception {
-        for (String jit : new String[] {null, "c1"}) {
-            Map<String, String> flags = flags(launch(jit));
+        for (String jit : new String[] {null, "auto", "c1"}) {
+            Map<String, String> flags = flags(launch(jit, null));
             assertThat(flags).as("FLANNELD_JIT=%s", jit).containsEntry("TieredStopAtLevel", "1")
                     .containsEntry("CICompilerCount", "1").containsEntry("ReservedCodeCacheSize", "25165824");
         }
-        Map<String, String> c2 = flags(launch("c2"));
+        Map<String, String> c2 = flags(launch("c2", null));
         assertThat(c2).containsEntry("TieredStopAtLevel", "4").containsEntry("CICompilerCount", "2")
                 .containsEntry("ReservedCodeCacheSize", "50331648");
     }
 
     @Test
+    void theDaemonsChoiceOfC2IsTakenUnlessFlanneldJitSaysOtherwise() throws Exception {
+        for (String jit : new String[] {null, "auto"}) {
+            assertThat(flags(launch(jit, "c2"))).as("FLANNELD_JIT=%s", jit).containsEntry("TieredStopAtLevel", "4")
+                    .containsEntry("CICompilerCount", "2");
+        }
+        assertThat(flags(launch("c1", "c2"))).containsEntry("TieredStopAtLevel", "1");
+    }
+
+    @Test
     void anUnknownValueIsRefusedNamingTheVariable() throws Exception {
-        Result r = launch("c3");
+        Result r = launch("c3", null);
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.output()).contains("FLANNELD_JIT").contains("\"c3\"");
     }
@@ -54,12 +64,16 @@ class LauncherJitIT {
         return flags;
     }
 
-    private static Result launch(String jit) throws Exception {
+    private static Result launch(String jit, String chosen) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(List.of(ROOT.resolve("bin/flanneld").toString(), "--version"))
                 .redirectErrorStream(true);
         pb.environment().remove("FLANNELD_JIT");
+        pb.environment().remove("JFLANNEL_JIT_CHOSEN");
         if (jit != null) {
             pb.environment().put("FLANNELD_JIT", jit);
+        }
+        if (chosen != null) {
+            pb.environment().put("JFLANNEL_JIT_CHOSEN", chosen);
         }
         pb.environment().put("FLANNELD_JAVA_OPTS", "-XX:+PrintFlagsFinal");
         Process p = pb.start();
