@@ -128,9 +128,12 @@ class DaemonSetOnFakeHostsIT {
             for (DaemonSetCluster.Node n : cluster.nodes()) {
                 String log = n.daemon().logTail(5000);
                 log.lines().filter(l -> l.contains("JIT jit=")).forEach(l -> System.out.println(rendering + " " + n.name() + ": " + l));
-                if (c2) {
+                if (c2 && cluster.kubeMode()) { // the launcher read net-conf.json: C2 from the start
+                    assertThat(log).as("JIT on %s", n.name()).doesNotContain("JIT relaunching")
+                            .containsPattern("JIT jit=c2 reason=\"Backend.Type=" + type + "[ :][^\"]*\" chosenBy=launcher");
+                } else if (c2) { // etcd mode: the config is in etcd, the daemon relaunches itself with C2
                     assertThat(log).as("JIT on %s", n.name()).contains("JIT relaunching jit=c1 wanted=c2")
-                            .containsPattern("JIT jit=c2 reason=\"Backend.Type=" + type + "[ :].*relaunchedMs=\\d+");
+                            .containsPattern("JIT jit=c2 reason=\"Backend.Type=" + type + "[ :][^\"]*\" chosenBy=daemon relaunchedMs=\\d+");
                 } else {
                     assertThat(log).as("JIT on %s", n.name()).contains("JIT jit=c1 reason=\"Backend.Type=" + type + ": the kernel carries")
                             .doesNotContain("JIT relaunching");

@@ -179,10 +179,11 @@ class EtcdWireguardClusterIT {
         }
         Wait.until("every pod reaches every other after the restart", Duration.ofSeconds(60), () ->
                 cluster.pingMatrix().failures().isEmpty());
-        // issue 40: bin/flanneld started it with C1; userspace WireGuard made it relaunch itself with C2, said in one line
-        restarted.logSinceStart().lines().filter(l -> l.contains("JIT jit=")).forEach(l -> System.out.println(restarted.name() + ": " + l));
+        // issue 40: bin/flanneld started it with C1 (etcd mode: the config is in etcd); userspace WireGuard made it
+        // relaunch itself with C2, said in one line
+        restarted.logSinceStart().lines().filter(l -> l.contains("JIT ") || l.contains("CLI flags config")).forEach(l -> System.out.println(restarted.name() + ": " + l));
         assertThat(restarted.logSinceStart()).contains("JIT relaunching jit=c1 wanted=c2")
-                .containsPattern("JIT jit=c2 reason=\"Backend.Type=wireguard in userspace: the daemon seals every packet\" relaunchedMs=\\d+");
+                .containsPattern("JIT jit=c2 reason=\"Backend.Type=wireguard in userspace: the daemon seals every packet\" chosenBy=daemon relaunchedMs=\\d+");
     }
 
     private static final Pattern REPLY = Pattern.compile("^\\[(\\d+\\.\\d+)\\] \\d+ bytes from ", Pattern.MULTILINE);

@@ -151,7 +151,7 @@ public final class WireguardBackend implements Backend {
             }
             if (kernel.isEmpty() && Runtime.version().feature() < 21) {
                 // every packet is sealed and opened by the JDK's ChaCha20-Poly1305: JDK 17 has no intrinsics for it
-                LOG.warn("wireguard userspace crypto on a slow runtime runtime={} hint=\"run flanneld on Temurin 25 (the image's; bin/flanneld: JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java FLANNELD_JIT=c2)\"",
+                LOG.warn("wireguard userspace crypto on a slow runtime runtime={} hint=\"run flanneld on Temurin 25 (the image's; bin/flanneld: JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java)\"",
                         Runtime.version());
             }
             return network;

@@ -22,6 +22,11 @@ import org.slf4j.LoggerFactory;
  * the same PID (the container's init, signals and the DaemonSet see one process), the same arguments and
  * variables. {@code FLANNELD_JIT} set is the user's choice and always wins.
  *
+ * <p>In kube mode the launchers guess the JIT from net-conf.json when they can read it ({@code "Type"}), so a udp
+ * node starts with C2 at once; they say so with {@code -Djflannel.jit.guessed=true}, and a guess the parsed config
+ * contradicts is corrected by the same relaunch, in either direction (etcd mode has its config in etcd: the
+ * launchers start C1 there, and the daemon relaunches for udp and userspace wireguard).
+ *
  * <p>Variables between the launcher and the daemon: {@code JFLANNEL_LAUNCHER} (the launcher's path, exported by
  * it: without it there is nothing to exec and a mismatch is a WARN), {@code JFLANNEL_JIT_CHOSEN} (the daemon's
  * choice, which the launcher honours under {@code FLANNELD_JIT}), {@code JFLANNEL_JIT_RELAUNCHED_AT} (the
@@ -98,13 +103,21 @@ final class Jit {
 
     /**
      * What to do about {@code want} when running {@code now}: the exec of the launcher when the backend (not
-     * {@code FLANNELD_JIT}) wants C2, this JVM runs C1, a launcher is known and this is not already its second run.
-     * C1 wanted while C2 runs stays as it is (only memory is at stake; no second start for it).
+     * {@code FLANNELD_JIT}) wants C2 and this JVM runs C1, or the launcher guessed ({@code guessed}) and guessed
+     * wrong; only with a launcher known and not in its second run. C1 wanted while C2 runs by the user's or the
+     * JVM's own flags stays as it is (only memory is at stake; no second start for it).
      */
-    static boolean relaunchWanted(Choice want, Optional<Compiler> now, Map<String, String> env) {
-        return want.compiler() == Compiler.C2 && now.orElse(Compiler.C2) == Compiler.C1
-                && !overridden(env) && !env.containsKey(CHOSEN)
-                && !env.getOrDefault(LAUNCHER, "").isEmpty();
+    static boolean relaunchWanted(Choice want, Optional<Compiler> now, Map<String, String> env, boolean guessed) {
+        if (now.isEmpty() || now.get() == want.compiler() || overridden(env) || env.containsKey(CHOSEN)
+                || env.getOrDefault(LAUNCHER, "").isEmpty()) {
+            return false;
+        }
+        return want.compiler() == Compiler.C2 || guessed;
+    }
+
+    /** The launcher chose the JIT from its own read of net-conf.json ({@code -Djflannel.jit.guessed=true}). */
+    static boolean guessedByLauncher() {
+        return Boolean.parseBoolean(System.getProperty("jflannel.jit.guessed", "false"));
     }
 
     /** The new process's variables: this one's, with the choice and the clock at the exec. */
@@ -123,7 +136,8 @@ final class Jit {
         Choice want = choose(backend, env, userspaceWireguard);
         Optional<Compiler> now = running();
         String in = now.map(Compiler::text).orElse("unknown");
-        if (relaunchWanted(want, now, env)) {
+        boolean guessed = guessedByLauncher();
+        if (relaunchWanted(want, now, env, guessed)) {
             Path launcher = Path.of(env.get(LAUNCHER));
             if (Files.isExecutable(launcher)) {
                 LOG.info("JIT relaunching jit={} wanted={} reason=\"{}\" launcher={}", in, want.compiler().text(), want.reason(), launcher);
@@ -155,6 +169,7 @@ final class Jit {
                     + " backend), or with FLANNELD_JIT=c2\"", in, want.compiler().text(), want.reason());
             return;
         }
-        LOG.info("JIT jit={} reason=\"{}\"{}", in, want.reason(), cost);
+        String by = overridden(env) ? "FLANNELD_JIT" : env.containsKey(CHOSEN) ? "daemon" : guessed ? "launcher" : "default";
+        LOG.info("JIT jit={} reason=\"{}\" chosenBy={}{}", in, want.reason(), by, cost);
     }
 }

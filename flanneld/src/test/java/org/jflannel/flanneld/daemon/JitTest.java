@@ -61,22 +61,34 @@ class JitTest {
     void flanneldJitAutoIsTheBackendsChoice() throws Exception {
         assertThat(Jit.choose(conf("udp").backend(), Map.of("FLANNELD_JIT", "auto"), () -> false).compiler()).isEqualTo(Compiler.C2);
         Choice c2 = Jit.choose(conf("udp").backend(), Map.of(), () -> false);
-        assertThat(Jit.relaunchWanted(c2, Optional.of(Compiler.C1), Map.of(Jit.LAUNCHER, "/l", "FLANNELD_JIT", "auto"))).isTrue();
-        assertThat(Jit.relaunchWanted(c2, Optional.of(Compiler.C1), Map.of(Jit.LAUNCHER, "/l", "FLANNELD_JIT", "c1"))).isFalse();
+        assertThat(Jit.relaunchWanted(c2, Optional.of(Compiler.C1), Map.of(Jit.LAUNCHER, "/l", "FLANNELD_JIT", "auto"), false)).isTrue();
+        assertThat(Jit.relaunchWanted(c2, Optional.of(Compiler.C1), Map.of(Jit.LAUNCHER, "/l", "FLANNELD_JIT", "c1"), false)).isFalse();
     }
 
     @Test
     void relaunchedOnlyFromC1ToC2ByALauncherOnce() throws Exception {
         Choice c2 = Jit.choose(conf("udp").backend(), Map.of(), () -> false);
         Choice c1 = Jit.choose(conf("vxlan").backend(), Map.of(), () -> false);
-        assertThat(Jit.relaunchWanted(c2, Optional.of(Compiler.C1), LAUNCHED)).isTrue();
-        assertThat(Jit.relaunchWanted(c2, Optional.of(Compiler.C2), LAUNCHED)).as("already C2").isFalse();
-        assertThat(Jit.relaunchWanted(c2, Optional.empty(), LAUNCHED)).as("unknown JIT").isFalse();
-        assertThat(Jit.relaunchWanted(c1, Optional.of(Compiler.C2), LAUNCHED)).as("C1 wanted: memory only, no second start").isFalse();
-        assertThat(Jit.relaunchWanted(c2, Optional.of(Compiler.C1), Map.of())).as("no launcher to exec").isFalse();
+        assertThat(Jit.relaunchWanted(c2, Optional.of(Compiler.C1), LAUNCHED, false)).isTrue();
+        assertThat(Jit.relaunchWanted(c2, Optional.of(Compiler.C2), LAUNCHED, false)).as("already C2").isFalse();
+        assertThat(Jit.relaunchWanted(c2, Optional.empty(), LAUNCHED, false)).as("unknown JIT").isFalse();
+        assertThat(Jit.relaunchWanted(c1, Optional.of(Compiler.C2), LAUNCHED, false)).as("C1 wanted: memory only, no second start").isFalse();
+        assertThat(Jit.relaunchWanted(c2, Optional.of(Compiler.C1), Map.of(), false)).as("no launcher to exec").isFalse();
         Map<String, String> second = Jit.relaunchEnv(LAUNCHED, Compiler.C2, 42);
         assertThat(second).containsEntry(Jit.CHOSEN, "c2").containsEntry(Jit.RELAUNCHED_AT, "42").containsAllEntriesOf(LAUNCHED);
-        assertThat(Jit.relaunchWanted(c2, Optional.of(Compiler.C1), second)).as("the second run never relaunches").isFalse();
+        assertThat(Jit.relaunchWanted(c2, Optional.of(Compiler.C1), second, false)).as("the second run never relaunches").isFalse();
+    }
+
+    @Test
+    void aWrongGuessOfTheLauncherIsCorrectedEitherWayARightOneStays() throws Exception {
+        Choice c2 = Jit.choose(conf("udp").backend(), Map.of(), () -> false);
+        Choice c1 = Jit.choose(conf("wireguard").backend(), Map.of(), () -> false); // the kernel's WireGuard
+        assertThat(Jit.relaunchWanted(c1, Optional.of(Compiler.C2), LAUNCHED, true)).as("guessed c2, the kernel seals").isTrue();
+        assertThat(Jit.relaunchWanted(c2, Optional.of(Compiler.C1), LAUNCHED, true)).as("guessed c1, udp").isTrue();
+        assertThat(Jit.relaunchWanted(c2, Optional.of(Compiler.C2), LAUNCHED, true)).as("guessed right").isFalse();
+        assertThat(Jit.relaunchWanted(c1, Optional.of(Compiler.C1), LAUNCHED, true)).as("guessed right").isFalse();
+        Map<String, String> second = Jit.relaunchEnv(LAUNCHED, Compiler.C1, 42);
+        assertThat(Jit.relaunchWanted(c1, Optional.of(Compiler.C2), second, true)).as("the second run never relaunches").isFalse();
     }
 
     @Test
