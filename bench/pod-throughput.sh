@@ -41,8 +41,8 @@
 #                                                     in a long-running node; default 0)
 #   IPERF_AFFINITY=0,1                               iperf3 -A: client on CPU 0, server on CPU 1 (steadier, both variants)
 #   FLANNELD_JAVA_OPTS=...                           extra JVM options for flanneld
-#   FLANNELD_JIT=c1|c2                               flanneld's JIT (bin/flanneld); BACKEND=udp defaults to c2,
-#                                                     as manifests/overlays/udp ships it; vxlan and host-gw to c1
+#   FLANNELD_JIT=c1|c2                               flanneld's JIT (bin/flanneld) forced; unset (default) the daemon's
+#                                                     own choice, as shipped (issue 40): c2 for udp and userspace wireguard
 # Every run also reports CPU: cpu_busy = busy cores of the whole machine during the run (/proc/stat), and for
 # the flannel variants cpu_fa/cpu_fb = cores used by the two flanneld processes; each also per Gbit/s.
 #
@@ -69,11 +69,9 @@ ROUNDS=${2:-3}
 BACKEND=${BACKEND:-vxlan}
 case $BACKEND in vxlan) DEV=flannel.1 ;; udp) DEV=flannel0 ;; host-gw) DEV=eth0 ;; wireguard) DEV=flannel-wg ;;
     *) echo "BACKEND: expected vxlan, udp, host-gw or wireguard, got $BACKEND" >&2; exit 1 ;; esac
-[ "$BACKEND" != udp ] || export FLANNELD_JIT=${FLANNELD_JIT:-c2}   # as manifests/overlays/udp runs it
 if [ "$BACKEND" = wireguard ]; then
-    # the userspace WireGuard seals and opens every packet in the daemon: C2, and a JDK with the
-    # ChaCha20-Poly1305 intrinsics (Temurin 25, as the image ships; JDK 17's are ~3.5x slower)
-    export FLANNELD_JIT=${FLANNELD_JIT:-c2}
+    # the userspace WireGuard seals and opens every packet in the daemon: C2 (the daemon's own choice), and a
+    # JDK with the ChaCha20-Poly1305 intrinsics (Temurin 25, as the image ships; JDK 17's are ~3.5x slower)
     # the launcher's heap as the overlay ships it (the intrinsic AEAD allocates nothing per packet; give
     # FLANNELD_JAVA_OPTS="-Xms24m -Xmn16m" for a daemon on the Cipher fallback, docs/configuration.md)
     T25=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java
@@ -137,7 +135,7 @@ underlay() { # nsX nsY: eth0 192.0.2.1/24 and eth0 192.0.2.2/24, both nodes forw
 
 echo "# cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'); $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -cE '^avx512') avx512 flags, $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'avx2|vaes|vpclmulqdq|avx512vl|avx512f' | tr '\n' ' ')(the JDK's ChaCha20/Poly1305 intrinsics differ with AVX-512); flanneld JVM's $(${JAVA:-java} ${FLANNELD_JAVA_OPTS:-} -XX:+PrintFlagsFinal -version 2>/dev/null | awk '$2=="UseAVX"{print "UseAVX=" $4}')${FLANNELD_JAVA_OPTS:+ (FLANNELD_JAVA_OPTS=$FLANNELD_JAVA_OPTS)}"
 echo "# machine: $(nproc) cpus, kernel $(uname -r), $(java -version 2>&1 | head -1), $(iperf3 --version | head -1)"
-echo "# commit $(git log -1 --format='%h %s'); namespaces ${P}*; load1 at start $(cut -d' ' -f1 /proc/loadavg); backend $BACKEND; underlay $UNDERLAY; flanneld JIT ${FLANNELD_JIT:-c1}; flanneld JVM: $(${JAVA:-java} -version 2>&1 | head -1)"
+echo "# commit $(git log -1 --format='%h %s'); namespaces ${P}*; load1 at start $(cut -d' ' -f1 /proc/loadavg); backend $BACKEND; underlay $UNDERLAY; flanneld JIT ${FLANNELD_JIT:-auto}; flanneld JVM: $(${JAVA:-java} -version 2>&1 | head -1)"
 
 # ---------------- (a) flannel: etcd + two flanneld + CNI plugin ----------------
 flannel_pair() { # nsX nsY dir ipmasq(1/0) [VAR=value...]: etcd in X, flanneld in both (--ip-masq when 1, the variables in its environment)

@@ -45,10 +45,9 @@ anything reaches the cluster.
 {{- end -}}
 {{- end -}}
 
-{{/* FLANNELD_JIT: jflannel.jit, else c2 where the backend's packets run through the daemon. */}}
+{{/* FLANNELD_JIT: jflannel.jit only; unset, the daemon's JIT follows its net-conf.json (issue 40). */}}
 {{- define "jflannel.jit" -}}
 {{- if .Values.jflannel.jit -}}{{ .Values.jflannel.jit }}
-{{- else if has .Values.flannel.backend (list "udp" "wireguard") -}}c2
 {{- end -}}
 {{- end -}}
 

@@ -61,8 +61,6 @@ class ChartParityWithUpstreamTest {
                     "the daemon's class-data archive, made on the node once per image (manifests/base, docs/image.md)"),
             new Allowed(MAIN + "resources\\.requests\\.memory", except("every-key-vxlan", "every-key-wireguard"),
                     "128Mi: the JVM daemon's measured RSS (docs/installing.md, Resources); upstream's 50Mi would under-report it"),
-            new Allowed(MAIN + "env\\.FLANNELD_JIT", Set.of("udp", "wireguard", "every-key-wireguard"),
-                    "the udp and wireguard packet paths run in the daemon: the JVM's C2 compiler (manifests/overlays/udp, /wireguard)"),
             new Allowed(MAIN + "volumeMounts\\.dev-net-tun|" + DS + "volumes\\.dev-net-tun", Set.of("udp", "wireguard", "every-key-wireguard"),
                     "flannel0 / our userspace flannel-wg are TUN devices: /dev/net/tun as a hostPath (manifests/overlays/udp, /wireguard)"),
             new Allowed(MAIN + "securityContext\\.capabilities\\.add", Set.of("udp"),

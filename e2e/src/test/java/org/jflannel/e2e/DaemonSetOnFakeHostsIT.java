@@ -122,6 +122,23 @@ class DaemonSetOnFakeHostsIT {
                 subnetEnvAndDevice(cluster, n, netConf);
                 exactlyTheManifestsCapabilities(cluster, n);
             }
+            // issue 40: no FLANNELD_JIT in any overlay; the daemon's JIT follows its backend, said in its start-up line
+            String type = netConf.path("Backend").path("Type").asText();
+            boolean c2 = type.equals("udp") || type.equals("wireguard");
+            for (DaemonSetCluster.Node n : cluster.nodes()) {
+                String log = n.daemon().logTail(5000);
+                log.lines().filter(l -> l.contains("JIT jit=")).forEach(l -> System.out.println(rendering + " " + n.name() + ": " + l));
+                if (c2 && cluster.kubeMode()) { // the launcher read net-conf.json: C2 from the start
+                    assertThat(log).as("JIT on %s", n.name()).doesNotContain("JIT relaunching")
+                            .containsPattern("JIT jit=c2 reason=\"Backend.Type=" + type + "[ :][^\"]*\" chosenBy=launcher");
+                } else if (c2) { // etcd mode: the config is in etcd, the daemon relaunches itself with C2
+                    assertThat(log).as("JIT on %s", n.name()).contains("JIT relaunching jit=c1 wanted=c2")
+                            .containsPattern("JIT jit=c2 reason=\"Backend.Type=" + type + "[ :][^\"]*\" chosenBy=daemon relaunchedMs=\\d+");
+                } else {
+                    assertThat(log).as("JIT on %s", n.name()).contains("JIT jit=c1 reason=\"Backend.Type=" + type + ": the kernel carries")
+                            .doesNotContain("JIT relaunching");
+                }
+            }
             if (netConf.path("Backend").path("Type").asText().equals("udp")) {
                 // the overlay grants BPF: the kernel datapath's default mode attaches (tc encapsulates, a VXLAN-GPE
                 // device decapsulates)

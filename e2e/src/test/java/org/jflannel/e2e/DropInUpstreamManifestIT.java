@@ -131,6 +131,38 @@ class DropInUpstreamManifestIT {
         }
     }
 
+    /**
+     * Issue 40: upstream's kube-flannel.yml (v0.28.9) with our image and its net-conf.json's {@code Backend.Type}
+     * switched to udp or wireguard, and nothing else changed (no FLANNELD_JIT, which only our overlays ever set):
+     * the launcher reads the mounted net-conf.json and starts the JVM with C2, the daemon confirms the choice
+     * against the config it parsed (no relaunch), says so in its start-up line, and the pods reach each other. (The fake hosts' containers see this machine's /dev, so /dev/net/tun is there without a mount; a real
+     * runtime needs the overlays' hostPath for it.)
+     */
+    @ParameterizedTest(name = "kube-flannel.yml v0.28.9 with Backend.Type {0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"udp", "wireguard"})
+    void upstreamManifestSwitchedToAPacketPathBackendRunsTheDaemonWithC2(String backend) throws Exception {
+        Path file = upstream.resolve("kube-flannel-v0.28.9.yml");
+        String original = Files.readString(file, StandardCharsets.UTF_8);
+        assertThat(original).contains("\"Type\": \"vxlan\"");
+        RenderedManifests m = RenderedManifests.parse(file, withImages(original, img -> OURS)
+                .replace("\"Type\": \"vxlan\"", "\"Type\": \"" + backend + "\""));
+        assertThat(ManifestChecks.flannel(m.daemonSet().getSpec().getTemplate().getSpec()).getEnv())
+                .noneMatch(e -> e.getName().equals("FLANNELD_JIT"));
+        String reason = backend.equals("udp") ? "Backend.Type=udp: the daemon forwards every packet"
+                : "Backend.Type=wireguard in userspace: the daemon seals every packet";
+        try (DaemonSetCluster cluster = DaemonSetCluster.start(m, image, work, NODES, PODS_PER_NODE,
+                l -> System.out.println("dropin " + backend + ": " + l))) {
+            fullMatrix(cluster, backend);
+            for (DaemonSetCluster.Node n : cluster.nodes()) {
+                n.daemon().logTail(5000).lines().filter(l -> l.contains("JIT jit=")).forEach(l -> System.out.println(n.name() + ": " + l));
+                assertThat(n.daemon().logTail(5000)).as("%s's start-up", n.name())
+                        .containsPattern("JIT jit=c2 reason=\"" + Pattern.quote(reason) + "\" chosenBy=launcher")
+                        .doesNotContain("JIT relaunching"); // the launcher read /etc/kube-flannel/net-conf.json
+                exactlyUpstreamsCapabilities(n);
+            }
+        }
+    }
+
     @ParameterizedTest(name = "half swap, kube-flannel.yml {0}")
     @MethodSource("versions")
     void upstreamManifestWithOurFlannelImageAndUpstreamsPluginGivesAFullPingMatrix(String version) throws Exception {

@@ -15,6 +15,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jflannel.backend.wireguard.HandshakeFlood;
 import org.jflannel.linuxnet.netns.NetNs;
+import org.jflannel.testsupport.cluster.Bounds;
 import org.jflannel.testsupport.cluster.ClusterNames;
 import org.jflannel.testsupport.cluster.ClusterNode;
 import org.jflannel.testsupport.cluster.ClusterOptions;
@@ -141,8 +142,64 @@ class EtcdWireguardClusterIT {
                 cluster.pingMatrix().failures().isEmpty());
     }
 
+    /**
+     * Issue 40: a node restarted while a pod on another node pings one of its pods. The peer still holds a session
+     * with the node's previous run and sends on it (dropped there) until its own timers initiate, 10-15 s later; the
+     * restarted node initiates a handshake to every peer it learns from the leases, so the pod answers within a few
+     * seconds of its subnet.env (measured into docs/benchmarks.md; the bound says "stuck", not "fast").
+     */
     @Test
     @Order(5)
+    void aRestartedNodeIsReachedAgainSecondsAfterItsSubnetEnvWhilePingsRun() throws Exception {
+        ClusterNode restarted = cluster.node(1);
+        Pod from = cluster.pods().stream().filter(p -> p.node() == 2).findFirst().orElseThrow();
+        Pod to = cluster.pods().stream().filter(p -> p.node() == 1).findFirst().orElseThrow();
+        Wait.until("the pods answer before the restart", Duration.ofSeconds(30), () -> cluster.ping(from, to));
+        Path out = restarted.dir().resolve("restart-pings.txt");
+        Process ping = new ProcessBuilder("ip", "netns", "exec", from.namespace(), "ping", "-n", "-D", "-i", "0.1", "-W", "1",
+                "-w", "120", to.ip()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        try {
+            Wait.until("pings answered before the stop", Duration.ofSeconds(10), () -> !replies(out).isEmpty());
+            restarted.stop();
+            restarted.start();
+            restarted.awaitReady();
+            double ready = Files.getLastModifiedTime(restarted.subnetFile()).toMillis() / 1000.0;
+            // 5 s: 50 times the figure measured with the restarted side initiating (0.09 s), and below the ~10-15 s the
+            // peer's own timers took without it (9.9 s in a run of this test where the node initiated nothing)
+            Duration bound = Bounds.scaled(Duration.ofSeconds(5));
+            double answered = Wait.until("a pod on " + restarted.name() + " answers again after its restart", bound.plusSeconds(5),
+                    () -> replies(out).stream().filter(t -> t > ready).findFirst().orElse(Double.NaN), t -> !t.isNaN());
+            double seconds = answered - ready;
+            System.out.printf("restart of %s: pods answered %.2f s after its subnet.env%n", restarted.name(), seconds);
+            assertThat(seconds).as("seconds from %s's subnet.env until its pod answered", restarted.name())
+                    .isLessThan(bound.toMillis() / 1000.0);
+        } finally {
+            ping.destroy();
+            ping.waitFor(10, TimeUnit.SECONDS);
+        }
+        Wait.until("every pod reaches every other after the restart", Duration.ofSeconds(60), () ->
+                cluster.pingMatrix().failures().isEmpty());
+        // issue 40: bin/flanneld started it with C1 (etcd mode: the config is in etcd); userspace WireGuard made it
+        // relaunch itself with C2, said in one line
+        restarted.logSinceStart().lines().filter(l -> l.contains("JIT ") || l.contains("CLI flags config")).forEach(l -> System.out.println(restarted.name() + ": " + l));
+        assertThat(restarted.logSinceStart()).contains("JIT relaunching jit=c1 wanted=c2")
+                .containsPattern("JIT jit=c2 reason=\"Backend.Type=wireguard in userspace: the daemon seals every packet\" chosenBy=daemon relaunchedMs=\\d+");
+    }
+
+    private static final Pattern REPLY = Pattern.compile("^\\[(\\d+\\.\\d+)\\] \\d+ bytes from ", Pattern.MULTILINE);
+
+    /** The epoch seconds of every echo reply {@code ping -D} logged so far. */
+    private static List<Double> replies(Path out) throws java.io.IOException {
+        Matcher m = REPLY.matcher(Files.readString(out, StandardCharsets.UTF_8));
+        List<Double> t = new java.util.ArrayList<>();
+        while (m.find()) {
+            t.add(Double.parseDouble(m.group(1)));
+        }
+        return t;
+    }
+
+    @Test
+    @Order(6)
     void aLeaseDeletedInEtcdLeavesThePeerTablesOfTheOtherNodes() throws Exception {
         // node3's own daemon stops when its lease goes (REFERENCE §5), so its traffic is not observable here;
         // that a removed peer's packets are dropped and counted is WireguardTwoNodesIT's
@@ -162,7 +219,7 @@ class EtcdWireguardClusterIT {
      * the pods keep reaching each other.
      */
     @Test
-    @Order(6)
+    @Order(7)
     void aHandshakeFloodIsAnsweredWithCookiesRateLimitedAndCountedWhileThePodsTalk() throws Exception {
         ClusterNode n1 = cluster.node(1);
         ClusterNode n2 = cluster.node(2);

@@ -58,6 +58,6 @@ public final class Main {
             log.error(invalid.get());
             return 1;
         }
-        return new Daemon(options, env).run();
+        return new Daemon(options, env, args).run();
     }
 }

@@ -1,7 +1,10 @@
 package org.jflannel.backend.wireguard;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -29,21 +32,32 @@ import org.slf4j.LoggerFactory;
  * peers go in and out one request each (allowed IPs replaced, as upstream's {@code ReplaceAllowedIPs}).
  * The kernel does the rest: handshakes, timers, the data path. {@link #close} deletes the device, as
  * upstream does when it stops.
+ *
+ * <p>A restart therefore makes a new device without sessions, while each peer's kernel still holds one
+ * with the old device and sends on it (dropped here) until its own timers initiate again, ~15 s later.
+ * So a peer new to this device gets one datagram through the device at once ({@link #nudge}: a byte to the
+ * discard port of its allowed IPs' first address, upstream's address of the peer's device): with no session
+ * the kernel holds the packet and initiates a handshake, which moves the peer to a new session.
  */
 final class KernelDevice implements PeerTable, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KernelDevice.class);
     private static final int ENODEV = 19;
 
+    private static final int DISCARD_PORT = 9;
+
     private final String name;
     /** Both opened where the device was made: later requests reach its namespace from any thread. */
     private final RtNetlink rtnl;
     private final WireguardNetlink genl;
+    /** Opened where the device was made too, so its datagrams take that namespace's routes (through the device). */
+    private final DatagramChannel nudges;
     private final Set<String> keys = new HashSet<>();
 
-    private KernelDevice(String name, RtNetlink rtnl, WireguardNetlink genl) {
+    private KernelDevice(String name, RtNetlink rtnl, WireguardNetlink genl, DatagramChannel nudges) {
         this.name = name;
         this.rtnl = rtnl;
         this.genl = genl;
+        this.nudges = nudges;
     }
 
     /**
@@ -56,7 +70,9 @@ final class KernelDevice implements PeerTable, AutoCloseable {
         // nothing has been touched (no device of that name deleted)
         WireguardNetlink genl = WireguardNetlink.open();
         RtNetlink nl = null;
+        DatagramChannel nudges = null;
         try {
+            nudges = openNudges(spec.name());
             nl = RtNetlink.open();
             nl.deleteLink(spec.name()); // upstream removes a device of that name first (a restart's leftover)
             nl.createWireguard(spec.name());
@@ -65,7 +81,7 @@ final class KernelDevice implements PeerTable, AutoCloseable {
                         new NetlinkException("RTM_GETLINK", spec.name(), ENODEV, "wireguard device vanished after creation"));
                 nl.setMtu(link.index(), mtu);
                 genl.setDevice(spec.name(), privateKey, spec.port(), WireguardGenl.WGDEVICE_F_REPLACE_PEERS, List.of());
-                return new KernelDevice(spec.name(), nl, genl);
+                return new KernelDevice(spec.name(), nl, genl, nudges);
             } catch (NetlinkException | RuntimeException e) {
                 nl.deleteLink(spec.name());
                 throw e;
@@ -74,8 +90,27 @@ final class KernelDevice implements PeerTable, AutoCloseable {
             if (nl != null) {
                 nl.close();
             }
+            closeQuietly(nudges);
             genl.close();
             throw e;
+        }
+    }
+
+    private static DatagramChannel openNudges(String dev) throws NetlinkException {
+        try {
+            return DatagramChannel.open();
+        } catch (IOException e) {
+            throw new NetlinkException("socket(AF_INET, SOCK_DGRAM)", dev, 0, e.getMessage());
+        }
+    }
+
+    private static void closeQuietly(DatagramChannel c) {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (IOException e) {
+                LOG.debug("wireguard nudge socket close failed error={}", e.getMessage());
+            }
         }
     }
 
@@ -104,7 +139,22 @@ final class KernelDevice implements PeerTable, AutoCloseable {
         List<IpPrefix> ips = allowedIps.stream().map(KernelDevice::prefix).toList();
         genl.setDevice(name, null, 0, 0, List.of(new WireguardGenl.PeerSpec(publicKey, psk, address(endpoint), endpoint.port(),
                 keepaliveSeconds, ips, WireguardGenl.WGPEER_F_REPLACE_ALLOWEDIPS)));
-        keys.add(java.util.Base64.getEncoder().encodeToString(publicKey));
+        if (keys.add(java.util.Base64.getEncoder().encodeToString(publicKey)) && !ips.isEmpty()) {
+            nudge(ips.stream().filter(ip -> ip.address().getAddress().length == 4).findFirst().orElse(ips.get(0)), publicKey);
+        }
+    }
+
+    /** One byte to {@code to}'s first address through the device: the kernel, with no session for it, initiates a handshake. */
+    private void nudge(IpPrefix to, byte[] publicKey) {
+        try {
+            nudges.send(ByteBuffer.wrap(new byte[] {0}), new InetSocketAddress(to.address(), DISCARD_PORT));
+            LOG.debug("wireguard handshake nudged dev={} publicKey={} to={}", name,
+                    java.util.Base64.getEncoder().encodeToString(publicKey), to.address().getHostAddress());
+        } catch (IOException e) {
+            // the peer's own timers still bring the session up, 15 s later
+            LOG.warn("wireguard handshake nudge failed dev={} publicKey={} to={} error={}", name,
+                    java.util.Base64.getEncoder().encodeToString(publicKey), to.address().getHostAddress(), e.getMessage());
+        }
     }
 
     @Override
@@ -143,6 +193,7 @@ final class KernelDevice implements PeerTable, AutoCloseable {
     @Override
     public void close() {
         genl.close();
+        closeQuietly(nudges);
         try {
             rtnl.deleteLink(name);
             LOG.info("wireguard kernel device deleted dev={}", name);

@@ -5,6 +5,7 @@ import java.util.List;
 import org.jflannel.backend.wireguard.protocol.AllowedIp;
 import org.jflannel.backend.wireguard.protocol.Device;
 import org.jflannel.backend.wireguard.protocol.Endpoint;
+import org.jflannel.backend.wireguard.protocol.Peer;
 
 /**
  * A WireGuard device's peer table, as {@link WireguardPeers} writes it: our userspace {@link Device}'s
@@ -36,7 +37,11 @@ interface PeerTable {
         return new PeerTable() {
             @Override
             public void setPeer(byte[] publicKey, byte[] psk, Endpoint endpoint, List<AllowedIp> allowedIps, int keepaliveSeconds) {
-                device.setPeer(publicKey, psk, endpoint, allowedIps, keepaliveSeconds);
+                boolean known = device.peer(publicKey).isPresent();
+                Peer p = device.setPeer(publicKey, psk, endpoint, allowedIps, keepaliveSeconds);
+                if (!known) {
+                    device.initiateHandshake(p); // a restarted node is reached again at once, not after the peer's 15 s
+                }
             }
 
             @Override

@@ -23,6 +23,7 @@ import org.jflannel.core.NetConf;
 import org.jflannel.core.SubnetManager;
 import org.jflannel.linuxnet.NetlinkException;
 import org.jflannel.linuxnet.netlink.IpPrefix;
+import org.jflannel.linuxnet.netlink.WireguardNetlink;
 import org.jflannel.linuxnet.socket.UdpBatchSocket;
 import org.jflannel.linuxnet.tun.TunDevice;
 import org.slf4j.Logger;
@@ -150,7 +151,7 @@ public final class WireguardBackend implements Backend {
             }
             if (kernel.isEmpty() && Runtime.version().feature() < 21) {
                 // every packet is sealed and opened by the JDK's ChaCha20-Poly1305: JDK 17 has no intrinsics for it
-                LOG.warn("wireguard userspace crypto on a slow runtime runtime={} hint=\"run flanneld on Temurin 25 (the image's; bin/flanneld: JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java FLANNELD_JIT=c2)\"",
+                LOG.warn("wireguard userspace crypto on a slow runtime runtime={} hint=\"run flanneld on Temurin 25 (the image's; bin/flanneld: JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java)\"",
                         Runtime.version());
             }
             return network;
@@ -190,6 +191,25 @@ public final class WireguardBackend implements Backend {
             throw new IOException("wireguard kernel device " + layout.devices().get(0).name() + ": " + e.getMessage()
                     + (KernelDevice.absent(e) ? " (" + DATAPLANE_ENV + "=kernel asks for the kernel's WireGuard, which this kernel lacks;"
                     + " unset it to run WireGuard in userspace)" : ""), e);
+        }
+    }
+
+    /**
+     * Whether this node's WireGuard would run in userspace (ours, every packet sealed in the daemon) rather than in
+     * the kernel, asked before anything is made (the daemon picks its JIT by it): {@code JFLANNEL_WG_DATAPLANE}, and
+     * for {@code auto} whether the kernel has the {@code wireguard} generic netlink family (looked up only, which
+     * loads the module where there is one; no device is made). A lookup that fails otherwise says userspace; a bad
+     * variable is an {@link IllegalArgumentException}, as at registration.
+     */
+    public static boolean runsInUserspace(Map<String, String> env) {
+        Implementation i = implementation(env);
+        if (i != Implementation.AUTO) {
+            return i == Implementation.USERSPACE;
+        }
+        try (WireguardNetlink genl = WireguardNetlink.open()) {
+            return false;
+        } catch (NetlinkException e) {
+            return true;
         }
     }
 

@@ -37,6 +37,7 @@ import org.jflannel.linuxnet.NetlinkException;
 import org.jflannel.linuxnet.netlink.IpPrefix;
 import org.jflannel.linuxnet.netlink.RtNetlink;
 import org.jflannel.linuxnet.sys.SdNotify;
+import org.jflannel.backend.wireguard.WireguardBackend;
 import org.jflannel.subnet.kube.KubeSubnetManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -64,14 +65,27 @@ public final class Daemon {
     private volatile Prober prober;
     private volatile String backendType = "";
 
+    /** The command line as given, which a relaunch for the backend's JIT passes on ({@link Jit}). */
+    private final List<String> args;
+
     public Daemon(Options options, Map<String, String> env) {
-        this(options, env, Path.of("/proc"));
+        this(options, env, Path.of("/proc"), List.of());
+    }
+
+    /** @param args the command line, which a relaunch for the backend's JIT passes on ({@link Jit}) */
+    public Daemon(Options options, Map<String, String> env, List<String> args) {
+        this(options, env, Path.of("/proc"), args);
     }
 
     Daemon(Options options, Map<String, String> env, Path procRoot) {
+        this(options, env, procRoot, List.of());
+    }
+
+    private Daemon(Options options, Map<String, String> env, Path procRoot, List<String> args) {
         this.o = options;
         this.env = Map.copyOf(env);
         this.procRoot = procRoot;
+        this.args = List.copyOf(args);
     }
 
     public int run() {
@@ -121,6 +135,8 @@ public final class Daemon {
         if (conf.backendDefaulted()) {
             LOG.warn("net-conf.json has no Backend: using udp as upstream does; set \"Backend\": {\"Type\": \"vxlan\"} explicitly");
         }
+        // ours (issue 40): the JIT the backend needs, before the kernel is touched (may exec the launcher again)
+        Jit.followBackend(conf.backend(), env, args, this::userspaceWireguard);
         checkBrNetfilter(conf);
         ExternalInterface ext = externalInterface(conf, subnets, earlyExt);
         LeaseLoop loop = new LeaseLoop(metrics, startupHeap);
@@ -160,6 +176,14 @@ public final class Daemon {
         LOG.info("Running backend. lease={} mtu={}", lease.key(), network.mtu());
         shutdown.await();
         return 0;
+    }
+
+    private boolean userspaceWireguard() {
+        try {
+            return WireguardBackend.runsInUserspace(env);
+        } catch (IllegalArgumentException e) {
+            return true; // a bad JFLANNEL_WG_DATAPLANE: registration says so and stops
+        }
     }
 
     private void startHealthServer() throws StartupError {

@@ -139,6 +139,12 @@ public final class LibC {
 
     public static native int fcntl(int fd, int cmd, long arg) throws LastErrorException;
 
+    public static final int F_SETFD = 2;
+    public static final int FD_CLOEXEC = 1;
+
+    /** argv and envp: {@link com.sun.jna.StringArray}s (NULL-terminated). Returns only on failure. */
+    public static native int execve(String path, Pointer argv, Pointer envp) throws LastErrorException;
+
     public static native int setns(int fd, int nstype) throws LastErrorException;
 
     public static native int unshare(int flags) throws LastErrorException;

@@ -98,6 +98,21 @@ public final class Device {
         return peers.set(peerPublic, psk, endpoint, allowedIps, keepaliveSeconds, transport::sendKeepalive);
     }
 
+    /**
+     * A handshake initiation to {@code p} now, unless one went out less than REKEY_TIMEOUT ago (retried
+     * on the protocol's timers until answered or given up): for a peer just learnt of. After our restart a
+     * peer still holds a session with our previous run and sends on it (we drop it: its index is unknown
+     * here) until its own timers make it initiate, 15 s later; our initiation moves it to a new session
+     * now. When it initiates at the same moment the crossing resolves ({@code Handshakes.onInitiation}).
+     */
+    public void initiateHandshake(Peer p) {
+        synchronized (p) {
+            if (p.current == null) {
+                handshakes.sendInitiation(p, now(), false);
+            }
+        }
+    }
+
     public Optional<Peer> peer(byte[] peerPublic) {
         return Optional.ofNullable(peers.get(peerPublic));
     }

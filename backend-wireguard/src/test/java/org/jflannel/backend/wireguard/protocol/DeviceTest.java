@@ -485,4 +485,48 @@ class DeviceTest {
         assertThat(net.delivered.get(b)).hasSize(1);
         assertThat(b.counters().droppedUnknownIndex.sum()).isPositive();
     }
+
+    /**
+     * A restarted node (a new device, the same key) drops what its peer still sends on the session of its previous
+     * run; its initiation to the peer it just learnt of moves the peer to a new session at once, with no clock
+     * advanced (without it the peer's own timers would initiate 15 s later).
+     */
+    @Test
+    void aRestartedSidesInitiationMovesThePeerOffItsOldSessionAtOnce() {
+        connect(Timings.standard(), null, null);
+        aSends(10);
+        bSends(10);
+        net.wall = net.wall.plusSeconds(2); // the restart takes a while: its handshake's timestamp is later than the last
+        net.nowNanos += 2_000_000_000L;
+        Device restarted = net.device(EA, aKey, Timings.standard());
+        Peer toB = restarted.setPeer(X25519.publicKey(bKey), null, EB, List.of(new AllowedIp(ip(10, 244, 2, 0), 24)), 0);
+        byte[] stale = ipv4(B_POD, A_POD, 20);
+        b.sendPacket(stale, 0, stale.length);
+        net.pump();
+        assertThat(net.delivered.get(restarted)).as("the old session's data").isEmpty();
+        assertThat(restarted.counters().droppedUnknownIndex.sum()).isEqualTo(1);
+
+        restarted.initiateHandshake(toB);
+        net.pump();
+        b.sendPacket(stale, 0, stale.length);
+        net.pump();
+        assertThat(net.delivered.get(restarted)).containsExactly(stale);
+        assertThat(toB.hasSession()).isTrue();
+        restarted.initiateHandshake(toB); // a session is up: nothing more
+        assertThat(net.sentOfType(Messages.INITIATION)).isEqualTo(2);
+    }
+
+    @Test
+    void bothSidesInitiatingOnLearningEachOtherConvergeWithoutARetry() {
+        connect(Timings.standard(), null, null);
+        a.initiateHandshake(a.peer(X25519.publicKey(bKey)).orElseThrow());
+        b.initiateHandshake(b.peer(X25519.publicKey(aKey)).orElseThrow());
+        net.pump();
+        aSends(10);
+        bSends(10);
+        assertThat(net.delivered.get(b)).hasSize(1);
+        assertThat(net.delivered.get(a)).hasSize(1);
+        assertThat(net.sentOfType(Messages.INITIATION)).isEqualTo(2);
+        assertThat(a.counters().crossedInitiationsIgnored.sum() + b.counters().crossedInitiationsIgnored.sum()).isEqualTo(1);
+    }
 }
