@@ -90,7 +90,8 @@ class NetConfErrorTest {
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"extension\",\"SubnetAddCommand\":[\"ip\",\"route\"]}}", "Backend.SubnetAddCommand", "expected a string, got [\"ip\",\"route\"]"),
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"extension\",\"PreStartupCommand\":1}}", "Backend.PreStartupCommand", "expected a string, got 1"),
                 // backend type
-                bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"ipip\"}}", "Backend.Type", "backend ipip is not supported; supported: vxlan, udp, host-gw, wireguard, alloc, extension"),
+                bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"tencentvpc\"}}", "Backend.Type", "backend tencentvpc is not supported; supported: vxlan, udp, host-gw, wireguard, alloc, extension, ipip"),
+                bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"ipip\",\"DirectRouting\":\"yes\"}}", "Backend.DirectRouting", "expected true or false, got \"yes\""),
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{}}", "Backend.Type", "unknown backend type: "),
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":null}", "Backend.Type", "unknown backend type: "),
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"\"}}", "Backend.Type", "unknown backend type: "),
