@@ -106,8 +106,8 @@ trap 'exit 130' INT TERM
 
 mkns() { ip netns add "$1"; NSS+=("$1"); ip -n "$1" link set lo up; }
 nsx() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
-wait_for() { # description, seconds, command...
-    local what=$1 secs=$2; shift 2
+wait_for() { # description, seconds (times WAIT_SCALE, default 1: e.g. 5 in tools/kernel-vm under TCG), command...
+    local what=$1 secs=$(( $2 * ${WAIT_SCALE:-1} )); shift 2
     local end=$((SECONDS + secs))
     until "$@" >/dev/null 2>&1; do
         [ $SECONDS -lt $end ] || { echo "timeout after ${secs}s: $what" >&2; return 1; }
