@@ -74,8 +74,9 @@ final class LinkCodec {
     /**
      * An IPv4-in-IPv4 tunnel device (kind {@code ipip}) as upstream flannel's netlink library creates
      * {@code flannel.ipip}: {@code local} (null: any), remote any, then PMTUDISC 0 (no DF on the outer
-     * header), TTL 0 (inherit), TOS 0 and no FOU/GUE encapsulation, in its order. IFLA_IPTUN_PROTO is not
-     * sent: the kernel's default, IPPROTO_IPIP. The MTU is set afterwards (the kernel derives one at creation).
+     * header), TTL 0 (inherit), TOS 0 and no FOU/GUE encapsulation, in its order. Unlike that library (v1.3.x, which
+     * ends with IFLA_IPTUN_PROTO 0, "any": MPLS-in-IP too) no IFLA_IPTUN_PROTO: the kernel's default, IPPROTO_IPIP.
+     * The MTU is set afterwards (the kernel derives one at creation).
      */
     static void newIpip(NlWriter w, String name, Inet4Address local) {
         w.ifinfomsg(AF_UNSPEC, 0, 0, 0);
