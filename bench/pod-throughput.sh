@@ -106,6 +106,7 @@ trap 'exit 130' INT TERM
 
 mkns() { ip netns add "$1"; NSS+=("$1"); ip -n "$1" link set lo up; }
 nsx() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd   # tools/kernel-vm's guest has no /dev/fd (the process substitutions below need it)
 wait_for() { # description, seconds (times WAIT_SCALE, default 1: e.g. 5 in tools/kernel-vm under TCG), command...
     local what=$1 secs=$(( $2 * ${WAIT_SCALE:-1} )); shift 2
     local end=$((SECONDS + secs))
