@@ -9,6 +9,9 @@
 #                                                     address, no device; the baseline (b) becomes the same
 #                                                     plain routed veth path configured by hand: a route to
 #                                                     the peer's pod subnet via its eth0 address, pod MTU 1500)
+#   BACKEND=ipip bench/pod-throughput.sh ...         (flannel nodes on ipip: flannel.ipip and an onlink route per peer; the
+#                                                     baseline stays kernel VXLAN; needs the kernel's ipip module, so on this
+#                                                     project's machines only inside tools/kernel-vm, where TCG distorts rates)
 #   BACKEND=wireguard bench/pod-throughput.sh ...    (flannel nodes on the wireguard backend, userspace mode: flannel-wg, a TUN,
 #                                                     and the daemon's WireGuard in Java; runs on Temurin 25 (JAVA=... to
 #                                                     override; JDK 17's ChaCha20-Poly1305 is ~3.5x slower) with C2; adds
@@ -67,8 +70,8 @@ ROOT=$(pwd)
 SECS=${1:-10}
 ROUNDS=${2:-3}
 BACKEND=${BACKEND:-vxlan}
-case $BACKEND in vxlan) DEV=flannel.1 ;; udp) DEV=flannel0 ;; host-gw) DEV=eth0 ;; wireguard) DEV=flannel-wg ;;
-    *) echo "BACKEND: expected vxlan, udp, host-gw or wireguard, got $BACKEND" >&2; exit 1 ;; esac
+case $BACKEND in vxlan) DEV=flannel.1 ;; udp) DEV=flannel0 ;; host-gw) DEV=eth0 ;; wireguard) DEV=flannel-wg ;; ipip) DEV=flannel.ipip ;;
+    *) echo "BACKEND: expected vxlan, udp, host-gw, wireguard or ipip, got $BACKEND" >&2; exit 1 ;; esac
 if [ "$BACKEND" = wireguard ]; then
     # the userspace WireGuard seals and opens every packet in the daemon: C2 (the daemon's own choice), and a
     # JDK with the ChaCha20-Poly1305 intrinsics (Temurin 25, as the image ships; JDK 17's are ~3.5x slower)
@@ -101,8 +104,9 @@ trap 'exit 130' INT TERM
 
 mkns() { ip netns add "$1"; NSS+=("$1"); ip -n "$1" link set lo up; }
 nsx() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
-wait_for() { # description, seconds, command...
-    local what=$1 secs=$2; shift 2
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd   # tools/kernel-vm's guest has no /dev/fd (the process substitutions below need it)
+wait_for() { # description, seconds (times WAIT_SCALE, default 1: e.g. 5 in tools/kernel-vm under TCG), command...
+    local what=$1 secs=$(( $2 * ${WAIT_SCALE:-1} )); shift 2
     local end=$((SECONDS + secs))
     until "$@" >/dev/null 2>&1; do
         [ $SECONDS -lt $end ] || { echo "timeout after ${secs}s: $what" >&2; return 1; }
@@ -165,6 +169,8 @@ flannel_pair() { # nsX nsY dir ipmasq(1/0) [VAR=value...]: etcd in X, flanneld i
             wait_for "flanneld $n route to its peer" 60 sh -c "ip -n $n route show dev flannel.1 | grep -q onlink"
         elif [ "$BACKEND" = host-gw ]; then
             wait_for "flanneld $n route to its peer" 60 sh -c "ip -n $n route show dev eth0 | grep -q '^10\.244\..* via 192\.0\.2\.'"
+        elif [ "$BACKEND" = ipip ]; then
+            wait_for "flanneld $n route to its peer" 60 sh -c "ip -n $n route show dev flannel.ipip | grep -q onlink"
         else
             wait_for "flanneld $n $DEV" 60 ip -n "$n" link show "$DEV"
         fi

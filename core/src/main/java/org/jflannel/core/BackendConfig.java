@@ -3,7 +3,7 @@ package org.jflannel.core;
 /** The {@code Backend} object of net-conf.json, typed per supported backend. */
 public sealed interface BackendConfig permits BackendConfig.Vxlan, BackendConfig.Udp, BackendConfig.HostGw,
         BackendConfig.Wireguard, BackendConfig.Alloc, BackendConfig.Extension,
-        BackendConfig.Ipsec {
+        BackendConfig.Ipsec, BackendConfig.Ipip {
 
     /**
      * The backend type as flannel names it: {@code vxlan}, {@code udp}, {@code host-gw}, {@code wireguard},
@@ -155,6 +155,18 @@ public sealed interface BackendConfig permits BackendConfig.Vxlan, BackendConfig
         @Override
         public String toString() {
             return text;
+        }
+    }
+
+    /**
+     * ipip (upstream {@code pkg/backend/ipip}): its one option, {@code DirectRouting}: a peer on our own
+     * subnet is routed directly via the external interface, as host-gw does, the others through the
+     * {@code flannel.ipip} tunnel. IPv4 only ({@link NetConfParser} refuses IPv6).
+     */
+    record Ipip(boolean directRouting) implements BackendConfig {
+        @Override
+        public String type() {
+            return "ipip";
         }
     }
 

@@ -95,6 +95,8 @@ final class NetConfParser {
                 return wireguard(b);
             case "alloc":
                 return new BackendConfig.Alloc();
+            case "ipip":
+                return new BackendConfig.Ipip(boolIn(b, "DirectRouting", "Backend.DirectRouting"));
             case "extension":
                 return new BackendConfig.Extension(
                         string(b, "PreStartupCommand", "Backend.PreStartupCommand"),
@@ -102,7 +104,7 @@ final class NetConfParser {
                         string(b, "SubnetAddCommand", "Backend.SubnetAddCommand"),
                         string(b, "SubnetRemoveCommand", "Backend.SubnetRemoveCommand"));
             default:
-                throw error("Backend.Type", "backend " + type + " is not supported; supported: vxlan, udp, host-gw, wireguard, alloc, extension, ipsec");
+                throw error("Backend.Type", "backend " + type + " is not supported; supported: vxlan, udp, host-gw, wireguard, alloc, extension, ipip, ipsec");
         }
     }
 

@@ -95,7 +95,8 @@ class NetConfErrorTest {
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"ipsec\",\"PSK\":96}}", "Backend.PSK", "error decoding backend config: json: cannot unmarshal number into Go struct field .PSK of type string"),
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"ipsec\",\"PSK\":\"" + "p".repeat(96) + "\",\"UDPEncap\":\"yes\"}}", "Backend.UDPEncap", "expected true or false, got \"yes\""),
                 // backend type
-                bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"ipip\"}}", "Backend.Type", "backend ipip is not supported; supported: vxlan, udp, host-gw, wireguard, alloc, extension, ipsec"),
+                bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"tencentvpc\"}}", "Backend.Type", "backend tencentvpc is not supported; supported: vxlan, udp, host-gw, wireguard, alloc, extension, ipip, ipsec"),
+                bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"ipip\",\"DirectRouting\":\"yes\"}}", "Backend.DirectRouting", "expected true or false, got \"yes\""),
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{}}", "Backend.Type", "unknown backend type: "),
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":null}", "Backend.Type", "unknown backend type: "),
                 bad(ETCD, "{\"Network\":\"10.0.0.0/8\",\"Backend\":{\"Type\":\"\"}}", "Backend.Type", "unknown backend type: "),

@@ -83,6 +83,15 @@ class NetConfTest {
     }
 
     @Test
+    void ipipHasDirectRoutingOffByDefaultAndOnWhenAsked() throws Exception {
+        NetConf off = NetConf.parse("{\"Network\":\"10.244.0.0/16\",\"Backend\":{\"Type\":\"ipip\"}}", ETCD);
+        assertThat(off.backend()).isEqualTo(new BackendConfig.Ipip(false));
+        assertThat(off.backend().type()).isEqualTo("ipip");
+        NetConf on = NetConf.parse("{\"Network\":\"10.244.0.0/16\",\"Backend\":{\"Type\":\"IPIP\",\"directrouting\":true}}", KUBE);
+        assertThat(on.backend()).isEqualTo(new BackendConfig.Ipip(true));
+    }
+
+    @Test
     void allocHasNoOptions() throws Exception {
         NetConf c = NetConf.parse("{\"Network\":\"10.244.0.0/16\",\"Backend\":{\"Type\":\"alloc\",\"Port\":1}}", KUBE);
         assertThat(c.backend()).isEqualTo(new BackendConfig.Alloc());

@@ -8,6 +8,8 @@ import org.jflannel.backend.extension.AllocBackend;
 import org.jflannel.backend.extension.ExtensionBackend;
 import org.jflannel.backend.hostgw.HostGwBackend;
 import org.jflannel.backend.hostgw.HostGwNetwork;
+import org.jflannel.backend.ipip.IpipBackend;
+import org.jflannel.backend.ipip.IpipNetwork;
 import org.jflannel.backend.ipsec.IpsecBackend;
 import org.jflannel.backend.udp.UdpBackend;
 import org.jflannel.backend.udp.UdpCounters;
@@ -45,6 +47,7 @@ final class Backends {
             "host-gw", Backends::hostGw,
             "alloc", (ext, subnets, leaseEvents) -> new AllocBackend(ext),
             "extension", (ext, subnets, leaseEvents) -> new ExtensionBackend(ext),
+            "ipip", (ext, subnets, leaseEvents) -> new IpipBackend(ext, leaseEvents),
             // the kernel's WireGuard, or ours in userspace on a TUN where it has none; key file from WIREGUARD_KEY_FILE as upstream
             "wireguard", (ext, subnets, leaseEvents) -> new WireguardBackend(ext));
 
@@ -120,6 +123,9 @@ final class Backends {
         }
         if (network instanceof HostGwNetwork hostGw) {
             bridgePeerCounters(hostGw.counters(), "host-gw", "hostgw_", metrics);
+        }
+        if (network instanceof IpipNetwork ipip) {
+            bridgePeerCounters(ipip.counters(), "ipip", "ipip_", metrics);
         }
         if (network instanceof WireguardNetwork wg) {
             bridgeWireguard(wg, metrics);

@@ -219,6 +219,8 @@ public final class Daemon {
             device = null;
         } else if (conf.backend() instanceof BackendConfig.HostGw) {
             hostGw = true; // ours (issue 23): probes go along the host-gw routes to each peer's cni0
+        } else if (conf.backend() instanceof BackendConfig.Ipip) {
+            device = null; // the peer's flannel.ipip carries its subnet address as /32, as flannel0 does; no entries to check
         } else {
             LOG.info("peer probing off: backend {} is not probed", conf.backend().type());
             return;

@@ -39,6 +39,13 @@ class BackendsTest {
     }
 
     @Test
+    void ipipIsWired() throws Exception {
+        ExternalInterface ext = new ExternalInterface("eth0", 2, 1500, ip("192.0.2.11"), null, null, null);
+
+        assertThat(Backends.create("ipip", ext, null, Runnable::run)).isInstanceOf(org.jflannel.backend.ipip.IpipBackend.class);
+    }
+
+    @Test
     void wireguardIsWired() throws Exception {
         ExternalInterface ext = new ExternalInterface("eth0", 2, 1500, ip("192.0.2.11"), null, null, null);
 

@@ -22,7 +22,7 @@ class DaemonStartupFailureIT {
     @Test
     void unknownBackendNoInterfaceAndNoStackExit1WithUpstreamMessages(@TempDir Path dir) throws Exception {
         try (ThrowawayNs ns = ThrowawayNs.create("fdf"); NsEtcd etcd = NsEtcd.start(ns)) {
-            etcd.put(CONFIG, "{\"Network\": \"10.244.0.0/16\", \"Backend\": {\"Type\": \"ipip\"}}");
+            etcd.put(CONFIG, "{\"Network\": \"10.244.0.0/16\", \"Backend\": {\"Type\": \"tencentvpc\"}}");
             assertThat(run(ns, dir)).contains("Error fetching backend: ").contains("Backend.Type");
 
             etcd.put(CONFIG, "{\"Network\": \"10.244.0.0/16\", \"Backend\": {}}");

@@ -10,8 +10,10 @@ import org.jflannel.core.MacAddress;
  * @param mac   null when the device has no 6-byte hardware address
  * @param flags the IFF_* flags
  * @param vxlan null unless kind is vxlan
+ * @param iptun null unless kind is ipip
  */
-public record Link(int index, String name, String kind, int mtu, MacAddress mac, boolean up, int flags, VxlanInfo vxlan) {
+public record Link(int index, String name, String kind, int mtu, MacAddress mac, boolean up, int flags, VxlanInfo vxlan,
+                   IptunInfo iptun) {
     public static final int IFF_UP = 0x1;
 
     public Link {
@@ -20,5 +22,10 @@ public record Link(int index, String name, String kind, int mtu, MacAddress mac,
         }
         Objects.requireNonNull(name, "name");
         kind = kind == null ? "" : kind;
+    }
+
+    /** A device that is no ipip tunnel. */
+    public Link(int index, String name, String kind, int mtu, MacAddress mac, boolean up, int flags, VxlanInfo vxlan) {
+        this(index, name, kind, mtu, mac, up, flags, vxlan, null);
     }
 }

@@ -71,6 +71,33 @@ final class LinkCodec {
         w.end(info);
     }
 
+    /**
+     * An IPv4-in-IPv4 tunnel device (kind {@code ipip}) as upstream flannel's netlink library creates
+     * {@code flannel.ipip}: {@code local} (null: any), remote any, then PMTUDISC 0 (no DF on the outer
+     * header), TTL 0 (inherit), TOS 0 and no FOU/GUE encapsulation, in its order. Unlike that library (v1.3.x, which
+     * ends with IFLA_IPTUN_PROTO 0, "any": MPLS-in-IP too) no IFLA_IPTUN_PROTO: the kernel's default, IPPROTO_IPIP.
+     * The MTU is set afterwards (the kernel derives one at creation).
+     */
+    static void newIpip(NlWriter w, String name, Inet4Address local) {
+        w.ifinfomsg(AF_UNSPEC, 0, 0, 0);
+        w.attrString(IFLA_IFNAME, name);
+        int info = w.nest(IFLA_LINKINFO);
+        w.attrString(IFLA_INFO_KIND, "ipip");
+        int data = w.nest(IFLA_INFO_DATA);
+        if (local != null) {
+            w.attrIp(IFLA_IPTUN_LOCAL, local);
+        }
+        w.attrU8(IFLA_IPTUN_PMTUDISC, 0);
+        w.attrU8(IFLA_IPTUN_TTL, 0);
+        w.attrU8(IFLA_IPTUN_TOS, 0);
+        w.attrU16(IFLA_IPTUN_ENCAP_TYPE, 0);
+        w.attrU16(IFLA_IPTUN_ENCAP_FLAGS, 0);
+        w.attrBe16(IFLA_IPTUN_ENCAP_SPORT, 0);
+        w.attrBe16(IFLA_IPTUN_ENCAP_DPORT, 0);
+        w.end(data);
+        w.end(info);
+    }
+
     /** A device with only a kind (dummy, bridge). */
     static void newSimple(NlWriter w, String name, String kind) {
         w.ifinfomsg(AF_UNSPEC, 0, 0, 0);
@@ -133,6 +160,7 @@ final class LinkCodec {
         NlAttrs a = NlAttrs.parse(b, off + IFINFOMSG_LEN, off + len);
         String kind = "";
         VxlanInfo vx = null;
+        IptunInfo tun = null;
         NlAttrs info = a.nested(IFLA_LINKINFO);
         if (info != null) {
             String k = info.string(IFLA_INFO_KIND);
@@ -140,16 +168,29 @@ final class LinkCodec {
             NlAttrs data = info.nested(IFLA_INFO_DATA);
             if ("vxlan".equals(kind) && data != null) {
                 vx = decodeVxlan(data);
+            } else if ("ipip".equals(kind) && data != null) {
+                tun = decodeIptun(data);
             }
         }
         String name = a.string(IFLA_IFNAME);
         MacAddress mac = a.mac(IFLA_ADDRESS);
         try {
             return new Link(index, name == null ? "" : name, kind, a.u32(IFLA_MTU, 0), mac, (flags & Link.IFF_UP) != 0,
-                    flags, vx);
+                    flags, vx, tun);
         } catch (IllegalArgumentException unrepresentable) {
             return null;
         }
+    }
+
+    /** IFLA_IPTUN_* of an ipip device; an address of the wrong length reads as unset (any). */
+    static IptunInfo decodeIptun(NlAttrs d) {
+        return new IptunInfo(v4(d.ip(IFLA_IPTUN_LOCAL)), v4(d.ip(IFLA_IPTUN_REMOTE)), d.u32(IFLA_IPTUN_LINK, 0),
+                d.u8(IFLA_IPTUN_TTL, 0), d.u8(IFLA_IPTUN_TOS, 0), d.u8(IFLA_IPTUN_PMTUDISC, 1) != 0,
+                d.u8(IFLA_IPTUN_PROTO, 4), d.u16(IFLA_IPTUN_ENCAP_TYPE, 0), d.has(IFLA_IPTUN_COLLECT_METADATA));
+    }
+
+    private static Inet4Address v4(java.net.InetAddress a) {
+        return a instanceof Inet4Address v ? v : null;
     }
 
     static VxlanInfo decodeVxlan(NlAttrs d) {

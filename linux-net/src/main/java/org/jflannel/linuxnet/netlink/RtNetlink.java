@@ -91,6 +91,18 @@ public final class RtNetlink implements AutoCloseable {
         check(channel.execute(), "RTM_NEWLINK", () -> name + " type vxlan gpe external dstport " + port);
     }
 
+    /**
+     * Creates an IPv4-in-IPv4 tunnel device with {@code local} (null: any) and remote any
+     * ({@link LinkCodec#newIpip}; NLM_F_CREATE|NLM_F_EXCL): EEXIST when a device of that name exists,
+     * EOPNOTSUPP ("Unknown device type") when the kernel has no {@code ipip} module.
+     */
+    public synchronized void createIpip(String name, java.net.Inet4Address local) throws NetlinkException {
+        Names.checkIfName("ipip name", name);
+        LinkCodec.newIpip(channel.request(RTM_NEWLINK, CREATE_EXCL), name, local);
+        check(channel.execute(), "RTM_NEWLINK", () -> name + " type ipip local " + (local == null ? "any" : local.getHostAddress())
+                + " remote any");
+    }
+
     public synchronized void createVeth(String name, String peerName) throws NetlinkException {
         Names.checkIfName("veth name", name);
         Names.checkIfName("veth peer name", peerName);

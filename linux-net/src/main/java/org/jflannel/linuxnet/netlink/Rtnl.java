@@ -77,6 +77,20 @@ final class Rtnl {
     static final int IFLA_VXLAN_COLLECT_METADATA = 25;
     static final int IFLA_VXLAN_GPE = 27;
 
+    // linux/if_tunnel.h: IFLA_IPTUN_* (ipip, sit)
+    static final int IFLA_IPTUN_LINK = 1;
+    static final int IFLA_IPTUN_LOCAL = 2;
+    static final int IFLA_IPTUN_REMOTE = 3;
+    static final int IFLA_IPTUN_TTL = 4;
+    static final int IFLA_IPTUN_TOS = 5;
+    static final int IFLA_IPTUN_PROTO = 9;
+    static final int IFLA_IPTUN_PMTUDISC = 10;
+    static final int IFLA_IPTUN_ENCAP_TYPE = 15;
+    static final int IFLA_IPTUN_ENCAP_FLAGS = 16;
+    static final int IFLA_IPTUN_ENCAP_SPORT = 17;
+    static final int IFLA_IPTUN_ENCAP_DPORT = 18;
+    static final int IFLA_IPTUN_COLLECT_METADATA = 19;
+
     // ifaddrmsg attributes
     static final int IFA_ADDRESS = 1;
     static final int IFA_LOCAL = 2;

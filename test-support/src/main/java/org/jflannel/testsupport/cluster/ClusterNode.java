@@ -244,6 +244,11 @@ public final class ClusterNode {
         return new NodeDevices(ns).routesOf(UDP_DEVICE);
     }
 
+    /** The ipip backend's {@code flannel.ipip} and its routes (one onlink route per peer). */
+    public FlannelEntries ipipDevice() throws Exception {
+        return new NodeDevices(ns).routesOf("flannel.ipip");
+    }
+
     /** The wireguard backend's {@code flannel-wg} (a TUN in userspace mode) and its routes. */
     public FlannelEntries wireguardDevice() throws Exception {
         return new NodeDevices(ns).routesOf(WIREGUARD_DEVICE);

@@ -16,11 +16,12 @@ import org.jflannel.testsupport.cluster.ClusterOptions.Mode;
  */
 public final class Demo {
     static final String USAGE = """
-            usage: bin/demo [--nodes N] [--mode etcd|kube] [--backend vxlan|udp|host-gw|wireguard] [--dual-stack] [--network-policy] [--keep]
+            usage: bin/demo [--nodes N] [--mode etcd|kube] [--backend vxlan|udp|host-gw|wireguard|ipip] [--dual-stack] [--network-policy] [--keep]
               --nodes N     nodes (network namespaces), default 3, at most %d
               --mode M      lease source: etcd (a real etcd, default) or kube (Kubernetes mock API server)
               --backend B   data plane: vxlan (default), udp, host-gw (routes only: the nodes share one L2)
                             or wireguard (encrypted; userspace WireGuard on flannel-wg)
+                            or ipip (IPv4-in-IPv4 on flannel.ipip; needs the kernel's ipip module)
               --dual-stack  IPv4 and IPv6: EnableIPv6 with IPv6Network %s, a ULA underlay beside
                             the IPv4 one, pods with both families, a ping matrix of each (not with udp)
               --network-policy  (with --mode kube) flanneld enforces NetworkPolicy: the pods are published as Pod
@@ -50,6 +51,7 @@ public final class Demo {
             keep = parsed.keep();
             policy = parsed.networkPolicy();
             requireBackendSupported(options);
+            requireKernelFeature(options);
         } catch (IllegalArgumentException e) {
             System.err.println("demo: " + e.getMessage());
             System.err.print(USAGE);
@@ -74,6 +76,19 @@ public final class Demo {
         }
         throw new IllegalArgumentException("--backend " + options.backend() + ": this flanneld build does not "
                 + "include that backend yet (flanneld/pom.xml has no backend-" + options.backend().replace("-", "") + " dependency); use vxlan");
+    }
+
+    /** The kernel must have what the backend needs (ipip: the ipip module); say which feature is missing. */
+    static void requireKernelFeature(ClusterOptions options) {
+        java.util.Optional<String> missing;
+        try {
+            missing = KernelFeatures.missingFor(options.backend());
+        } catch (Exception e) {
+            throw new IllegalArgumentException("--backend " + options.backend() + ": cannot ask the kernel: " + e.getMessage(), e);
+        }
+        missing.ifPresent(m -> {
+            throw new IllegalArgumentException(m);
+        });
     }
 
     private int run(ClusterOptions options, boolean keep, boolean policy) throws Exception {
@@ -138,6 +153,10 @@ public final class Demo {
         out.println("  ip netns list | grep " + cluster.names().prefix() + "        # this run's namespaces");
         if (cluster.options().backend().equals("host-gw")) {
             out.println("  ip -n " + n1.namespace() + " route show dev eth0       # a route per peer via its address, on " + n1.name());
+        } else if (cluster.options().backend().equals("ipip")) {
+            out.println("  ip -n " + n1.namespace() + " -d link show flannel.ipip; ip -n " + n1.namespace()
+                    + " route show dev flannel.ipip   # the tunnel and a route per peer on " + n1.name());
+            out.println("  ip netns exec " + n1.namespace() + " tcpdump -ni eth0 ip proto 4   # IPv4-in-IPv4 on the wire");
         } else if (cluster.options().backend().equals("wireguard")) {
             out.println("  ip -n " + n1.namespace() + " addr show flannel-wg; ip -n " + n1.namespace()
                     + " route   # the TUN of the userspace WireGuard on " + n1.name());

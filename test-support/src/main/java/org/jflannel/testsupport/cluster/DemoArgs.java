@@ -67,8 +67,8 @@ record DemoArgs(ClusterOptions options, boolean keep, boolean help, boolean netw
     }
 
     private static String backend(String v) {
-        if (!v.equals("vxlan") && !v.equals("udp") && !v.equals("host-gw") && !v.equals("wireguard")) {
-            throw new IllegalArgumentException("--backend: expected vxlan, udp, host-gw or wireguard, got \"" + v + "\"");
+        if (!v.equals("vxlan") && !v.equals("udp") && !v.equals("host-gw") && !v.equals("wireguard") && !v.equals("ipip")) {
+            throw new IllegalArgumentException("--backend: expected vxlan, udp, host-gw, wireguard or ipip, got \"" + v + "\"");
         }
         return v;
     }

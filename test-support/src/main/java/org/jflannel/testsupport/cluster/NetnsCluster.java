@@ -74,6 +74,7 @@ public final class NetnsCluster implements AutoCloseable {
                 + (udp() ? "overlay: every node has flannel0 and has applied every peer's lease"
                 : wireguard() ? "overlay: every node has flannel-wg and has applied every peer's lease"
                 : hostGw() ? "routes: every node routes each peer's subnet via the peer's address on " + ClusterNames.NODE_IFACE
+                : options.backendType().equals("ipip") ? "overlay: every node routes each peer's subnet via the peer's address through flannel.ipip"
                 : "overlay: every node holds a neighbour, FDB entry and route for each peer"));
         attachPods();
     }
@@ -244,6 +245,11 @@ public final class NetnsCluster implements AutoCloseable {
             if (options.backendType().equals("ipsec")) { // no device: three XFRM policies per peer (backend-ipsec)
                 Wait.until(n.name() + " ipsec policies for peers " + peers, CONVERGED_WITHIN, () -> Cmd.run(Duration.ofSeconds(30),
                         List.of("ip", "-n", n.namespace(), "xfrm", "policy", "list")).stdout().split("tmpl src", -1).length - 1 >= 3 * peers.size());
+                continue;
+            }
+            if (options.backendType().equals("ipip")) {
+                Wait.until(n.name() + " flannel.ipip routes to peers " + peers, CONVERGED_WITHIN,
+                        n::ipipDevice, e -> e.linkPresent() && e.routesVia(peers));
                 continue;
             }
             Wait.until(n.name() + " programmed for peers " + peers, CONVERGED_WITHIN,

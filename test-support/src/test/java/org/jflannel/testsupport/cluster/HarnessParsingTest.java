@@ -98,7 +98,7 @@ class HarnessParsingTest {
         "too many nodes  | --nodes 51      | --nodes: expected 1..50, got 51",
         "not a number    | --nodes three   | --nodes: expected a number, got \"three\"",
         "bad mode        | --mode consul   | --mode: expected etcd or kube, got \"consul\"",
-        "bad backend     | --backend gre   | --backend: expected vxlan, udp, host-gw or wireguard, got \"gre\"",
+        "bad backend     | --backend gre   | --backend: expected vxlan, udp, host-gw, wireguard or ipip, got \"gre\"",
         "missing value   | --nodes         | --nodes: missing value",
         "unknown option  | --fast          | unknown option: --fast",
         "udp dual stack  | --backend udp --dual-stack | --dual-stack: the udp backend is IPv4 only",
