@@ -78,7 +78,9 @@ class WireguardGoInteropIT {
                 assertThat(na.counters().handshakesInitiated.sum()).isPositive();
             } else {
                 assertThat(b.exec("ping", "-c", "3", "-W", "5", "-I", POD_B, POD_A)).contains("3 received");
-                assertThat(na.counters().handshakesInitiated.sum()).as("we only responded").isZero();
+                // apart from the one initiation on learning the peer (a restarted node's; wireguard-go may not know us yet)
+                assertThat(na.counters().handshakesInitiated.sum() - na.counters().handshakesSpeculative.sum())
+                    .as("we only responded").isZero();
             }
             assertThat(go.latestHandshake()).as("wireguard-go saw a handshake").isPositive();
             assertThat(na.counters().handshakesCompleted.sum()).isEqualTo(1);

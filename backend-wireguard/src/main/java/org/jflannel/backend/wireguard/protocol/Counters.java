@@ -9,6 +9,8 @@ public final class Counters {
     public final LongAdder rxBytes = new LongAdder();
     public final LongAdder txBytes = new LongAdder();
     public final LongAdder handshakesInitiated = new LongAdder();
+    /** Of those, the ones sent on learning a peer, before any traffic asked (a restarted node's). */
+    public final LongAdder handshakesSpeculative = new LongAdder();
     public final LongAdder handshakesCompleted = new LongAdder();
     public final LongAdder cookieRepliesSent = new LongAdder();
     public final LongAdder cookieRepliesReceived = new LongAdder();

@@ -99,7 +99,7 @@ public final class Device {
     }
 
     /**
-     * A handshake initiation to {@code p} now, unless one went out less than REKEY_TIMEOUT ago (retried
+     * A handshake initiation to {@code p} a second from now (on the timers' tick), unless a session is up by then or one went out less than REKEY_TIMEOUT ago (retried
      * on the protocol's timers until answered or given up): for a peer just learnt of. After our restart a
      * peer still holds a session with our previous run and sends on it (we drop it: its index is unknown
      * here) until its own timers make it initiate, 15 s later; our initiation moves it to a new session
@@ -107,11 +107,16 @@ public final class Device {
      */
     public void initiateHandshake(Peer p) {
         synchronized (p) {
-            if (p.current == null) {
-                handshakes.sendInitiation(p, now(), false);
+            if (p.current == null && p.speculativeInitiationAt == Peer.OFF) {
+                // a moment later, not now: a node that is new to the peer is learnt of by the peer a little after
+                // it learns the peer (lease events), and traffic in between makes its own handshake
+                p.speculativeInitiationAt = now() + SPECULATIVE_DELAY_NANOS;
             }
         }
     }
+
+    /** How long after learning a peer its initiation waits ({@link #initiateHandshake}). */
+    static final long SPECULATIVE_DELAY_NANOS = 1_000_000_000L;
 
     public Optional<Peer> peer(byte[] peerPublic) {
         return Optional.ofNullable(peers.get(peerPublic));

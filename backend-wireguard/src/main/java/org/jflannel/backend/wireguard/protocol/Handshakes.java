@@ -68,13 +68,14 @@ final class Handshakes {
 
     /** Holding p: a handshake initiation, unless one went out less than REKEY_TIMEOUT ago (and this is no retry). */
     void sendInitiation(Peer p, long now, boolean retry) {
-        if (!retry && p.lastHandshakeSentNanos != Long.MIN_VALUE
+        if (!retry && !p.speculativeInitiation && p.lastHandshakeSentNanos != Long.MIN_VALUE
                 && now - p.lastHandshakeSentNanos < timings.rekeyTimeout().toNanos()) {
             return;
         }
         if (p.endpoint == null) {
             return;
         }
+        p.speculativeInitiation = false;
         if (!retry) {
             p.handshakeAttempts = 0;
         }
@@ -95,6 +96,25 @@ final class Handshakes {
         timers.anyAuthenticatedPacketTraversal(p, now);
         p.sendKeepaliveAt = Peer.OFF;
         p.retransmitHandshakeAt = now + timings.rekeyTimeout().toNanos() + timers.jitter();
+    }
+
+    /**
+     * Holding p: an initiation on learning the peer, before traffic asks for one (a restarted node's peers still
+     * hold a session with its previous run). The peer may not know us yet (its lease events lag ours) and drop
+     * it: so traffic's next initiation goes at once instead of waiting REKEY_TIMEOUT for this one, and a crossing
+     * initiation from the peer is answered rather than ignored (found by WireguardTwoNodesIT: the first echo of a
+     * new pair waited 5 s for the retry).
+     */
+    void sendSpeculativeInitiation(Peer p, long now) {
+        if (p.lastHandshakeSentNanos != Long.MIN_VALUE && now - p.lastHandshakeSentNanos < timings.rekeyTimeout().toNanos()) {
+            return;
+        }
+        long before = counters.handshakesInitiated.sum();
+        sendInitiation(p, now, false);
+        if (counters.handshakesInitiated.sum() != before) {
+            p.speculativeInitiation = true;
+            counters.handshakesSpeculative.increment();
+        }
     }
 
     /** TAI64N now, strictly above the last we sent (two initiations within the whitening interval stay ordered). */
@@ -220,7 +240,7 @@ final class Handshakes {
 
     /** Holding p: our own initiation to p is in flight (younger than REKEY_TIMEOUT) and our key is the lower. */
     private boolean crossedAndOurInitiationWins(Peer p, long now) {
-        return !plain && p.handshake.state() == Noise.State.INITIATION_CREATED
+        return !plain && p.handshake.state() == Noise.State.INITIATION_CREATED && !p.speculativeInitiation
                 && now - p.lastHandshakeSentNanos < timings.rekeyTimeout().toNanos()
                 && Arrays.compareUnsigned(publicKey, p.publicKey) < 0;
     }

@@ -36,6 +36,14 @@ public final class Peer {
     Keypair next;
 
     long lastHandshakeSentNanos = Long.MIN_VALUE;
+    /**
+     * The initiation in flight was sent on learning the peer, not for traffic ({@link Handshakes#sendSpeculativeInitiation}):
+     * the peer may not know us yet and drop it, so it neither holds back the next initiation that traffic asks for
+     * nor wins a crossing.
+     */
+    boolean speculativeInitiation;
+    /** When the initiation on learning the peer is due ({@link Device#initiateHandshake}); {@link #OFF} when none is. */
+    long speculativeInitiationAt = OFF;
     long lastHandshakeCompletedNanos = Long.MIN_VALUE;
     /** The wall clock at the last completed handshake (epoch nanos), {@link #NEVER} before the first: what wg shows. */
     long lastHandshakeEpochNanos = NEVER;

@@ -37,6 +37,12 @@ final class Timers {
         for (Peer p : peers) {
             boolean keepalive = false;
             synchronized (p) {
+                if (now >= p.speculativeInitiationAt) {
+                    p.speculativeInitiationAt = Peer.OFF;
+                    if (p.current == null) {
+                        handshakes.sendSpeculativeInitiation(p, now);
+                    }
+                }
                 if (now >= p.retransmitHandshakeAt) {
                     p.retransmitHandshakeAt = Peer.OFF;
                     if (p.handshakeAttempts >= timings.maxHandshakeAttempts()) {
