@@ -17,8 +17,8 @@ import java.util.List;
 /**
  * What charon's VICI socket sends, as we decode it. {@link #packetsFromCharon}: one packet without its
  * length prefix, as {@code ViciClient} hands it to {@link ViciCodec#decode}: a packet, or a
- * {@link ViciException} saying where ("vici: ... at offset N", "... at the end of the packet", "unknown
- * packet type N"), never another exception (sections nest at most {@link ViciCodec#MAX_DEPTH}, so no
+ * {@link ViciException} saying where ("vici: ... at offset N", "vici message: duplicate key ... at offset
+ * N", "... at the end of the packet", "unknown packet type N"), never another exception (sections nest at most {@link ViciCodec#MAX_DEPTH}, so no
  * stack overflow); a decoded packet the encoder can write (names 1..255 bytes) encodes and decodes back
  * equal. {@link #clientAgainstAHostileSocket}: the input is the whole byte stream from charon's side of a
  * real Unix socket (length prefixes included, then end of stream); the first byte picks the command
@@ -49,7 +49,7 @@ class ViciFuzzTest {
             p = ViciCodec.decode(input);
         } catch (ViciException e) {
             String m = e.getMessage();
-            if (!m.startsWith("vici: ") || !(m.contains(" at offset ") || m.endsWith(" at the end of the packet")
+            if (!m.startsWith("vici") || !(m.contains(" at offset ") || m.endsWith(" at the end of the packet")
                     || m.startsWith("vici: unknown packet type "))) {
                 throw new AssertionError("a rejection that does not say where: " + m, e);
             }
