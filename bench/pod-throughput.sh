@@ -12,6 +12,12 @@
 #   BACKEND=ipip bench/pod-throughput.sh ...         (flannel nodes on ipip: flannel.ipip and an onlink route per peer; the
 #                                                     baseline stays kernel VXLAN; needs the kernel's ipip module, so on this
 #                                                     project's machines only inside tools/kernel-vm, where TCG distorts rates)
+#   BACKEND=ipsec bench/pod-throughput.sh ...        (flannel nodes on ipsec: no device, three XFRM policies per peer and
+#                                                     Debian's charon per node (JFLANNEL_IPSEC_PRIVATE_RUN), ESP in tunnel
+#                                                     mode with the default proposal (AES-128-GCM); each node's default route
+#                                                     via its peer, as upstream's ipsec needs; the baseline stays kernel VXLAN
+#                                                     (unencrypted); needs ESP, so on this project's machines only inside
+#                                                     tools/kernel-vm, where TCG distorts rates)
 #   BACKEND=wireguard bench/pod-throughput.sh ...    (flannel nodes on the wireguard backend, userspace mode: flannel-wg, a TUN,
 #                                                     and the daemon's WireGuard in Java; runs on Temurin 25 (JAVA=... to
 #                                                     override; JDK 17's ChaCha20-Poly1305 is ~3.5x slower) with C2; adds
@@ -71,7 +77,9 @@ SECS=${1:-10}
 ROUNDS=${2:-3}
 BACKEND=${BACKEND:-vxlan}
 case $BACKEND in vxlan) DEV=flannel.1 ;; udp) DEV=flannel0 ;; host-gw) DEV=eth0 ;; wireguard) DEV=flannel-wg ;; ipip) DEV=flannel.ipip ;;
-    *) echo "BACKEND: expected vxlan, udp, host-gw, wireguard or ipip, got $BACKEND" >&2; exit 1 ;; esac
+    ipsec) DEV=eth0 ;; # no device of its own: ESP leaves by eth0
+    *) echo "BACKEND: expected vxlan, udp, host-gw, wireguard, ipip or ipsec, got $BACKEND" >&2; exit 1 ;; esac
+PSK=$(printf 'bench-psk-%.0s' $(seq 1 10)) # ipsec: upstream's minimum is 96 characters
 if [ "$BACKEND" = wireguard ]; then
     # the userspace WireGuard seals and opens every packet in the daemon: C2 (the daemon's own choice), and a
     # JDK with the ChaCha20-Poly1305 intrinsics (Temurin 25, as the image ships; JDK 17's are ~3.5x slower)
@@ -152,11 +160,18 @@ flannel_pair() { # nsX nsY dir ipmasq(1/0) [VAR=value...]: etcd in X, flanneld i
     PIDS+=($!)
     wait_for "etcd in $x" 30 nsx "$x" etcdctl --endpoints=http://127.0.0.1:2379 endpoint health
     nsx "$x" etcdctl --endpoints=http://127.0.0.1:2379 put /coreos.com/network/config \
-        "{\"Network\":\"10.244.0.0/16\",\"Backend\":{\"Type\":\"$BACKEND\"}}" >/dev/null
+        "{\"Network\":\"10.244.0.0/16\",\"Backend\":{\"Type\":\"$BACKEND\"$([ "$BACKEND" = ipsec ] && echo ",\"PSK\":\"$PSK\"")}}" >/dev/null
+    if [ "$BACKEND" = ipsec ]; then # upstream's ipsec adds no routes: the pod subnets go by the default route, then the policies
+        ip -n "$x" route replace default via 192.0.2.2
+        ip -n "$y" route replace default via 192.0.2.1
+    fi
     for n in "$x" "$y"; do
         mkdir -p "$dir/$n"
-        # WIREGUARD_KEY_FILE: each node its own key (the default /run/flannel/wgkey is shared by all namespaces)
-        ip netns exec "$n" env WIREGUARD_KEY_FILE="$dir/$n/wgkey" "$@" "${PAIR_FLANNELD:-$ROOT/bin/flanneld}" --etcd-endpoints=http://192.0.2.1:2379 --iface=eth0 \
+        # WIREGUARD_KEY_FILE: each node its own key (the default /run/flannel/wgkey is shared by all namespaces);
+        # ipsec: each node its own charon, its pidfile, socket and conf in the node's directory (a private /run)
+        ip netns exec "$n" env WIREGUARD_KEY_FILE="$dir/$n/wgkey" \
+            $([ "$BACKEND" = ipsec ] && echo "JFLANNEL_IPSEC_DIR=$dir/$n/ipsec JFLANNEL_IPSEC_PRIVATE_RUN=1") \
+            "$@" "${PAIR_FLANNELD:-$ROOT/bin/flanneld}" --etcd-endpoints=http://192.0.2.1:2379 --iface=eth0 \
             $([ "$BACKEND" = udp ] || [ "$BACKEND" = wireguard ] && echo --healthz-port=8081) \
             $([ "$masq" = 1 ] && echo --ip-masq) --subnet-file="$dir/$n/subnet.env" >"$dir/$n/flanneld.log" 2>&1 &
         PIDS+=($!)
@@ -171,6 +186,9 @@ flannel_pair() { # nsX nsY dir ipmasq(1/0) [VAR=value...]: etcd in X, flanneld i
             wait_for "flanneld $n route to its peer" 60 sh -c "ip -n $n route show dev eth0 | grep -q '^10\.244\..* via 192\.0\.2\.'"
         elif [ "$BACKEND" = ipip ]; then
             wait_for "flanneld $n route to its peer" 60 sh -c "ip -n $n route show dev flannel.ipip | grep -q onlink"
+        elif [ "$BACKEND" = ipsec ]; then
+            wait_for "flanneld $n policies for its peer" 60 sh -c "[ \$(ip -n $n xfrm policy | grep -c 'tmpl src') -ge 3 ]"
+            wait_for "ESP SAs on $n (IKE done)" 120 sh -c "ip -n $n xfrm state | grep -q 'proto esp'"
         else
             wait_for "flanneld $n $DEV" 60 ip -n "$n" link show "$DEV"
         fi
@@ -347,6 +365,7 @@ fi
 
 echo "# flannel: pod $PA $IPA -> pod $PB $IPB; kernel: pod $PC 10.245.1.2 -> pod $PD $IPD"
 echo "# $DEV: $(ip -n "$A" -d -o link show "$DEV" | tr -s ' \\' ' ')"
+[ "$BACKEND" != ipsec ] || echo "# ipsec SAs on $A: $(ip -n "$A" xfrm state | grep -E '^src|proto esp|aead|enc |encap' | tr -s '\t\n' '  ' | sed 's/0x[0-9a-f]\{16,\}/<key>/g')"
 [ "$BACKEND" = host-gw ] && echo "# routes: flannel $A: $(ip -n "$A" route show dev eth0 | grep via | tr '\n' ';') kernel $C: $(ip -n "$C" route show dev eth0 | grep via | tr '\n' ';')" \
     || echo "# vx42:      $(ip -n "$C" -d -o link show vx42 | tr -s ' \\' ' ')"
 echo "# pod eth0 mtu: flannel $(ip -n "$PA" -o link show eth0 | grep -o 'mtu [0-9]*'), kernel $(ip -n "$PC" -o link show eth0 | grep -o 'mtu [0-9]*')"

@@ -36,6 +36,11 @@ class UpstreamIpsecClusterInVm {
 
     @Test
     void everyPodReachesEveryOtherPodAndTcpCrossesBothWays() throws Exception {
+        assertMixedClusterWorks(cluster);
+    }
+
+    /** Upstream's lease, then the ping matrix and a TCP stream both ways between upstream's pod and ours. */
+    static void assertMixedClusterWorks(NetnsCluster cluster) throws Exception {
         ClusterNode upstream = cluster.node(UPSTREAM_NODE);
         assertThat(upstream.kind()).isEqualTo(NodeKind.UPSTREAM);
         assertThat(cluster.etcdGet(NetnsCluster.leaseKey(upstream.lease()))).contains("\"BackendType\":\"ipsec\"");

@@ -18,24 +18,30 @@ import org.slf4j.LoggerFactory;
  * answers {@code version}, restarted when it dies (with the shared keys and connections we loaded
  * replayed into the new one), ended on {@link #close()} by its PID (SIGTERM, then SIGKILL). Owns the
  * process, its conf file, its VICI socket (charon leaves it behind; removed before a start and after the
- * end) and one thread, {@code ipsec-charon}, that watches it. What flanneld asked
- * charon to hold is remembered here, so a restarted charon is told the same. Thread-safe.
+ * end) and one thread, {@code ipsec-charon}, that watches it (its output goes through {@link CharonOutput}).
+ * What flanneld asked charon to hold is remembered here, so a restarted charon is told the same. A charon
+ * that cannot start is reported with its exit status and last output and tried again with back-off
+ * (0.5 s doubling to 30 s), never in a busy loop; meanwhile VICI calls fail and what they asked is kept for
+ * the next start. A charon an earlier flanneld left running is ended first ({@link StaleCharon}). Thread-safe.
  */
 public final class Charon implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Charon.class);
     private static final Duration VICI_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration STOP_GRACE = Duration.ofSeconds(5);
+    private static final Duration FIRST_BACKOFF = Duration.ofMillis(500);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+    private static final int FAILURES_KEPT = 16;
 
     /**
      * How to run charon: {@code command} is its argv (a wrapper may come first, as the tests' {@code ip netns exec}),
      * {@code conf} where our strongswan.conf goes, {@code vici} its socket, {@code startTimeout} how long a start
      * may take, {@code log} a file for its output (null: flanneld's own stderr, as upstream). {@code charonConf} and
      * {@code charonVici} are the same two files as charon sees them (null: the same paths), for a wrapper that
-     * mounts our directory on charon's /run.
+     * mounts our directory on charon's /run. {@code pidFile} is charon's pidfile as we see it (null: not checked),
+     * where a charon left by an earlier flanneld is found.
      */
     public record Settings(List<String> command, Path conf, Path vici, Duration startTimeout, Path log,
-                           Path charonConf, Path charonVici) {
+                           Path charonConf, Path charonVici, Path pidFile) {
         public Settings {
             command = List.copyOf(command);
             if (command.isEmpty()) {
@@ -46,15 +52,21 @@ public final class Charon implements AutoCloseable {
         }
 
         public Settings(List<String> command, Path conf, Path vici, Duration startTimeout, Path log) {
-            this(command, conf, vici, startTimeout, log, null, null);
+            this(command, conf, vici, startTimeout, log, null, null, null);
         }
+    }
+
+    /** A restart that failed: why (charon's exit status and last output, or the VICI timeout) and the pause before the next. */
+    public record Failure(String message, Duration nextTry) {
     }
 
     private final Settings settings;
     private final Map<String, Shared> shared = new LinkedHashMap<>();
     private final Map<String, ViciMessage> conns = new LinkedHashMap<>();
     private final Thread watcher;
+    private final java.util.ArrayDeque<Failure> failures = new java.util.ArrayDeque<>();
     private Process process;
+    private CharonOutput output;
     private boolean closed;
     private int starts;
 
@@ -90,6 +102,11 @@ public final class Charon implements AutoCloseable {
     /** How many times charon was started (1 until it is restarted). */
     public synchronized int starts() {
         return starts;
+    }
+
+    /** The last restarts that failed (at most 16), oldest first. */
+    public synchronized List<Failure> failures() {
+        return List.copyOf(failures);
     }
 
     /** Loads an IKE PSK for {@code owners} (remembered for restarts). The PSK never reaches a log. */
@@ -138,14 +155,15 @@ public final class Charon implements AutoCloseable {
     private void launch() throws IOException, InterruptedException {
         Files.createDirectories(settings.conf().toAbsolutePath().getParent());
         Files.writeString(settings.conf(), CharonConf.strongswanConf(settings.charonVici()));
+        StaleCharon.end(settings.pidFile(), settings.charonConf(), STOP_GRACE); // before its socket goes: it may be listening
         Files.deleteIfExists(settings.vici()); // charon leaves its socket behind when it ends
         ProcessBuilder pb = new ProcessBuilder(settings.command());
         pb.environment().put("STRONGSWAN_CONF", settings.charonConf().toString());
         pb.redirectErrorStream(true);
-        pb.redirectOutput(settings.log() == null ? ProcessBuilder.Redirect.INHERIT
-                : ProcessBuilder.Redirect.appendTo(settings.log().toFile()));
+        pb.redirectOutput(ProcessBuilder.Redirect.PIPE);
         pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         process = pb.start();
+        output = CharonOutput.of(process, settings.log());
         starts++;
         LOG.info("charon started pid={} vici={} start={}", process.pid(), settings.vici(), starts);
         awaitVici();
@@ -157,8 +175,9 @@ public final class Charon implements AutoCloseable {
         IOException last = null;
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
+                output.awaitEnd(Duration.ofSeconds(2));
                 throw new IOException("charon pid=" + process.pid() + " exited with " + process.exitValue()
-                        + " before its VICI socket " + settings.vici() + " answered");
+                        + " before its VICI socket " + settings.vici() + " answered; its last output: " + output.tailText());
             }
             try (ViciClient v = ViciClient.connect(settings.vici(), VICI_TIMEOUT)) {
                 ViciMessage version = v.version();
@@ -178,36 +197,50 @@ public final class Charon implements AutoCloseable {
 
     /** The watcher: on an unexpected exit, start again (backing off while starts fail) and replay the state. */
     private void watch() {
-        Duration backoff = Duration.ofMillis(500);
         while (true) {
             Process p;
+            CharonOutput out;
             synchronized (this) {
                 if (closed) {
                     return;
                 }
                 p = process;
+                out = output;
             }
             try {
                 int code = p.waitFor();
+                out.awaitEnd(Duration.ofSeconds(2));
                 synchronized (this) {
                     if (closed) {
                         return;
                     }
-                    LOG.warn("charon exited pid={} code={}: restarting", p.pid(), code);
-                    try {
-                        stopQuietly(process);
-                        launch();
-                        replay();
-                        backoff = Duration.ofMillis(500);
-                    } catch (IOException e) {
-                        LOG.error("charon restart failed: {}; next try in {}", e.getMessage(), backoff);
-                        wait(backoff.toMillis());
-                        backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
-                    }
+                    LOG.warn("charon exited pid={} code={} lastOutput={}: restarting", p.pid(), code, out.tailText());
+                    restart();
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
+            }
+        }
+    }
+
+    /** Starts charon again until it runs and took the replay, pausing 0.5 s, 1 s, 2 s … 30 s after each failure. */
+    private void restart() throws InterruptedException {
+        Duration backoff = FIRST_BACKOFF;
+        while (!closed) {
+            try {
+                stopQuietly(process); // one that did not answer in time
+                launch();
+                replay();
+                return;
+            } catch (IOException e) {
+                if (failures.size() == FAILURES_KEPT) {
+                    failures.removeFirst();
+                }
+                failures.addLast(new Failure(e.getMessage(), backoff));
+                LOG.error("charon restart failed: {}; next try in {}", e.getMessage(), backoff);
+                wait(backoff.toMillis()); // releases the lock: VICI calls fail meanwhile, close() notifies
+                backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
             }
         }
     }

@@ -1,5 +1,6 @@
 package org.jflannel.backend.ipsec;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -29,14 +30,42 @@ public final class CharonConf {
 
     /** The first charon executable: {@code charon} on PATH, then upstream's well-known paths. */
     public static Optional<Path> findExecutable(String pathEnv) {
-        if (pathEnv != null) {
-            for (String dir : pathEnv.split(":")) {
-                if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "charon"))) {
-                    return Optional.of(Path.of(dir, "charon"));
+        return new Search(pathEnv, PATHS).find();
+    }
+
+    /**
+     * Where charon is looked for, as upstream's findExecPath: {@code charon} in each directory of {@code pathEnv}
+     * (a PATH value; null: none), then each of {@code paths} (upstream's list in the daemon; tests give others).
+     */
+    public record Search(String pathEnv, List<String> paths) {
+        public Search {
+            paths = List.copyOf(paths);
+        }
+
+        /** Upstream's search on the daemon's own PATH. */
+        public static Search upstream() {
+            return new Search(System.getenv("PATH"), PATHS);
+        }
+
+        public Optional<Path> find() {
+            if (pathEnv != null) {
+                for (String dir : pathEnv.split(":")) {
+                    if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "charon"))) {
+                        return Optional.of(Path.of(dir, "charon"));
+                    }
                 }
             }
+            return paths.stream().map(Path::of).filter(Files::isExecutable).findFirst();
         }
-        return PATHS.stream().map(Path::of).filter(Files::isExecutable).findFirst();
+
+        /**
+         * The first charon, or upstream's error ({@code No valid charon executable found at paths [charon /usr/lib/…]},
+         * "charon" standing for the PATH lookup) with the PATH searched after it (ours: upstream names no directories).
+         */
+        public Path require() throws IOException {
+            return find().orElseThrow(() -> new IOException("No valid charon executable found at paths [charon "
+                    + String.join(" ", paths) + "] (charon searched on PATH=" + (pathEnv == null ? "" : pathEnv) + ")"));
+        }
     }
 
     /**

@@ -57,9 +57,9 @@ public final class IpsecBackend implements Backend {
         if (!conf.enableIPv4() || ext.publicIp() == null) {
             throw new ConfigException("EnableIPv4", "the ipsec backend needs IPv4 and a public IPv4 on " + ext.name());
         }
-        List<String> command = settings.charonCommand() != null ? settings.charonCommand()
-                : List.of(CharonConf.findExecutable(System.getenv("PATH")).orElseThrow(() -> new IOException(
-                        "No valid charon executable found at paths [charon " + String.join(" ", CharonConf.PATHS) + "]")).toString());
+        // upstream looks for charon after taking the lease (RegisterNetwork: "error creating CharonIKEDaemon struct: No valid
+        // charon executable found at paths [...]"); we look first, so a host without charon takes no lease
+        List<String> command = settings.command();
         LOG.info("ipsec config udpEncap={} espProposal={}", cfg.udpEncap(), cfg.espProposal());
         // upstream: PublicIP and BackendType "ipsec", no backend data
         Lease lease = subnets.acquireLease(new LeaseAttrs(ext.publicIp(), null, IpsecPlanner.TYPE, null, null));
@@ -67,7 +67,8 @@ public final class IpsecBackend implements Backend {
         Path run = Path.of("/run"); // charon's view of stateDir in a private run
         Charon charon = Charon.start(new Charon.Settings(command, settings.stateDir().resolve("strongswan.conf"),
                 settings.vici(), settings.charonStartTimeout(), settings.charonLog() ? settings.stateDir().resolve("charon.log") : null,
-                settings.privateRun() ? run.resolve("strongswan.conf") : null, settings.privateRun() ? run.resolve("charon.vici") : null));
+                settings.privateRun() ? run.resolve("strongswan.conf") : null, settings.privateRun() ? run.resolve("charon.vici") : null,
+                settings.pidFile()));
         List<AutoCloseable> handles = new ArrayList<>(List.of(charon));
         try {
             checkProposal(charon, cfg.espProposal());

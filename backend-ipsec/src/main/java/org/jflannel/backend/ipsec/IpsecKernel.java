@@ -22,7 +22,9 @@ import org.slf4j.LoggerFactory;
  * The ipsec backend's side of the peer loop. Per peer (an {@link IpsecPeer}), in upstream's order: the three
  * XFRM policies (replaced), the PSK for the peer's public IP, the IKE connection; removal unloads the
  * connection (ending its SAs) and deletes the policies. Owns the XFRM policies with our reqid (11) and
- * the connections in our charon: a reconcile re-writes what is missing and removes strays of both.
+ * the connections in our charon: a reconcile re-writes what is missing and removes strays of both. At start-up
+ * (the first batch) the policies an earlier flanneld left are adopted as they are: not replaced, so the
+ * kernel's policy objects (and their add times) stay; charon, new, is told every PSK and connection.
  * lease-events thread only.
  */
 final class IpsecKernel implements PeerKernel<IpsecPeer> {
@@ -63,19 +65,37 @@ final class IpsecKernel implements PeerKernel<IpsecPeer> {
 
     @Override
     public List<IpsecPeer> write(List<IpsecPeer> entries, Writing<IpsecPeer> how) {
+        Set<XfrmPolicy> present = how.first() ? presentPolicies() : Set.of();
         List<IpsecPeer> failed = new ArrayList<>();
+        int adopted = 0;
         for (IpsecPeer e : entries) {
-            if (!writeOne(e, how.failing().contains(e))) {
+            adopted += (int) e.policies().stream().filter(present::contains).count();
+            if (!writeOne(e, how.failing().contains(e), present)) {
                 failed.add(e);
             }
+        }
+        if (adopted > 0) {
+            LOG.info("ipsec policies adopted count={} peers={}", adopted, entries.size());
         }
         return failed;
     }
 
-    private boolean writeOne(IpsecPeer e, boolean failedBefore) {
+    /** The policies in the kernel now; none when the dump fails (then every policy is written, as without adoption). */
+    private Set<XfrmPolicy> presentPolicies() {
+        try {
+            return new HashSet<>(xfrm.policies());
+        } catch (IOException e) {
+            LOG.warn("ipsec policies not read for adoption: writing them all error={}", e.getMessage());
+            return Set.of();
+        }
+    }
+
+    private boolean writeOne(IpsecPeer e, boolean failedBefore, Set<XfrmPolicy> present) {
         try {
             for (XfrmPolicy p : e.policies()) {
-                xfrm.replacePolicy(p);
+                if (!present.contains(p)) {
+                    xfrm.replacePolicy(p);
+                }
             }
             charon.loadShared(psk, List.of(e.peerPublicIp()));
             charon.loadConn(e.connName(), e.conn());
@@ -92,7 +112,7 @@ final class IpsecKernel implements PeerKernel<IpsecPeer> {
 
     @Override
     public boolean repair(ReadBack.Missing<IpsecPeer> missing, boolean failedBefore) {
-        boolean ok = writeOne(missing.entry(), failedBefore);
+        boolean ok = writeOne(missing.entry(), failedBefore, Set.of());
         if (ok) {
             LOG.info("ipsec peer repaired {} parts={}", describe(missing.entry()), missing.parts());
         }

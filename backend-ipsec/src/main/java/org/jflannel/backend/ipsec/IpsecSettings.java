@@ -8,12 +8,23 @@ import org.jflannel.core.ConfigException;
 import org.jflannel.core.peers.HealTiming;
 
 /**
- * How the backend runs charon and heals: {@code charonCommand} null finds charon as upstream does;
- * a wrapper may come first (the tests' {@code ip netns exec}). {@code stateDir} holds our strongswan.conf
- * (and charon's log when {@code charonLog}); {@code vici} is charon's socket (upstream: /var/run/charon.vici).
+ * How the backend runs charon and heals: {@code charonCommand} null finds charon by {@code search} (upstream's
+ * paths on the daemon's PATH) when the network registers; a wrapper may come first (the tests' {@code ip netns exec}).
+ * {@code stateDir} holds our strongswan.conf (and charon's log when {@code charonLog}); {@code vici} is charon's
+ * socket (upstream: /var/run/charon.vici); {@code privateRun} wraps the charon found in {@link #PRIVATE_RUN}.
  */
 public record IpsecSettings(List<String> charonCommand, Path stateDir, Path vici, boolean charonLog,
-                            Duration charonStartTimeout, HealTiming timing, boolean privateRun) {
+                            Duration charonStartTimeout, HealTiming timing, boolean privateRun, CharonConf.Search search) {
+    public IpsecSettings {
+        charonCommand = charonCommand == null ? null : List.copyOf(charonCommand);
+        search = search == null ? CharonConf.Search.upstream() : search;
+    }
+
+    public IpsecSettings(List<String> charonCommand, Path stateDir, Path vici, boolean charonLog,
+                         Duration charonStartTimeout, HealTiming timing, boolean privateRun) {
+        this(charonCommand, stateDir, vici, charonLog, charonStartTimeout, timing, privateRun, null);
+    }
+
     /** Ours: a directory for our strongswan.conf and charon's VICI socket (instead of /var/run/charon.vici). */
     public static final String ENV_DIR = "JFLANNEL_IPSEC_DIR";
     /**
@@ -23,7 +34,7 @@ public record IpsecSettings(List<String> charonCommand, Path stateDir, Path vici
      * /run/charon.vici and /run/strongswan.conf.
      */
     public static final String ENV_PRIVATE_RUN = "JFLANNEL_IPSEC_PRIVATE_RUN";
-    /** The wrapper of {@link #ENV_PRIVATE_RUN}: charon's path follows as {@code $0}, the directory as {@code $1}. */
+    /** The wrapper of {@link #ENV_PRIVATE_RUN}: charon's path follows as {@code $0}, the directory as {@code $1} ({@link #command}). */
     static final List<String> PRIVATE_RUN = List.of("unshare", "-m", "--propagation", "private",
             "sh", "-c", "mount --bind \"$1\" /run && exec \"$0\"");
 
@@ -46,21 +57,46 @@ public record IpsecSettings(List<String> charonCommand, Path stateDir, Path vici
             vici = state.resolve("charon.vici");
         }
         String priv = env.getOrDefault(ENV_PRIVATE_RUN, "0");
-        List<String> command = null;
-        switch (priv) {
-            case "0", "" -> { }
+        boolean privateRun = switch (priv) {
+            case "0", "" -> false;
             case "1" -> {
                 if (dir == null || dir.isEmpty()) {
                     throw new ConfigException(ENV_PRIVATE_RUN, "needs " + ENV_DIR + " (the directory mounted on charon's /run)");
                 }
-                Path charon = CharonConf.findExecutable(env.get("PATH")).orElseThrow(() -> new ConfigException(ENV_PRIVATE_RUN,
-                        "No valid charon executable found at paths [charon " + String.join(" ", CharonConf.PATHS) + "]"));
-                command = new java.util.ArrayList<>(PRIVATE_RUN);
-                command.add(charon.toString());
-                command.add(state.toString());
+                yield true;
             }
             default -> throw new ConfigException(ENV_PRIVATE_RUN, "expected 0 or 1, got \"" + priv + "\"");
+        };
+        return new IpsecSettings(null, state, vici, d.charonLog(), d.charonStartTimeout(), d.timing(), privateRun,
+                new CharonConf.Search(env.get("PATH"), CharonConf.PATHS));
+    }
+
+    /**
+     * charon's command line: {@code charonCommand}, else the charon {@code search} finds (upstream's error when there
+     * is none), wrapped for a private run.
+     */
+    List<String> command() throws java.io.IOException {
+        if (charonCommand != null) {
+            return charonCommand;
         }
-        return new IpsecSettings(command, state, vici, d.charonLog(), d.charonStartTimeout(), d.timing(), command != null);
+        String charon = search.require().toString();
+        if (!privateRun) {
+            return List.of(charon);
+        }
+        List<String> cmd = new java.util.ArrayList<>(PRIVATE_RUN);
+        cmd.add(charon);
+        cmd.add(stateDir.toString());
+        return List.copyOf(cmd);
+    }
+
+    /**
+     * Where charon writes its pidfile, as this host sees it (its path is fixed when strongSwan is built: Debian's
+     * /var/run/charon.pid; in a private run the node's directory is charon's /run). Null: unknown (a wrapper of the tests').
+     */
+    Path pidFile() {
+        if (privateRun) {
+            return stateDir.resolve("charon.pid");
+        }
+        return charonCommand == null ? Path.of("/var/run/charon.pid") : null;
     }
 }

@@ -3,12 +3,19 @@ package org.jflannel.backend.ipsec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import java.util.Map;
 import org.jflannel.core.ConfigException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class IpsecSettingsTest {
+    @TempDir
+    Path dir;
+
     @Test
     void withoutTheVariablesCharonIsFoundAsUpstreamAndItsSocketIsUpstreams() throws Exception {
         IpsecSettings s = IpsecSettings.fromEnv(Map.of());
@@ -18,12 +25,27 @@ class IpsecSettingsTest {
     }
 
     @Test
-    void aPrivateRunWrapsCharonAndKeepsItsSocketInTheDirectory() throws Exception {
-        IpsecSettings s = IpsecSettings.fromEnv(Map.of("JFLANNEL_IPSEC_DIR", "/var/tmp/n1", "JFLANNEL_IPSEC_PRIVATE_RUN", "1"));
+    void aPrivateRunWrapsCharonAndKeepsItsSocketAndPidfileInTheDirectory() throws Exception {
+        Path charon = Files.createFile(dir.resolve("charon"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+        IpsecSettings s = IpsecSettings.fromEnv(Map.of("JFLANNEL_IPSEC_DIR", "/var/tmp/n1", "JFLANNEL_IPSEC_PRIVATE_RUN", "1",
+                "PATH", dir.toString()));
         assertThat(s.vici()).isEqualTo(Path.of("/var/tmp/n1/charon.vici"));
-        assertThat(s.charonCommand()).startsWith("unshare", "-m").endsWith("/var/tmp/n1");
-        assertThat(s.charonCommand().get(s.charonCommand().size() - 2)).endsWith("/charon");
+        assertThat(s.command()).startsWith("unshare", "-m").endsWith(charon.toString(), "/var/tmp/n1");
         assertThat(s.privateRun()).isTrue();
+        assertThat(s.pidFile()).isEqualTo(Path.of("/var/tmp/n1/charon.pid"));
+        assertThat(IpsecSettings.fromEnv(Map.of("PATH", dir.toString())).command()).containsExactly(charon.toString());
+        assertThat(IpsecSettings.fromEnv(Map.of()).pidFile()).as("Debian's charon's pidfile").isEqualTo(Path.of("/var/run/charon.pid"));
+    }
+
+    @Test
+    void charonMissingIsUpstreamsErrorNamingTheProgramAndEveryPathSearched() throws Exception {
+        Path empty = Files.createDirectory(dir.resolve("empty"));
+        IpsecSettings d = IpsecSettings.fromEnv(Map.of("JFLANNEL_IPSEC_DIR", "/var/tmp/n1", "JFLANNEL_IPSEC_PRIVATE_RUN", "1"));
+        IpsecSettings s = new IpsecSettings(null, d.stateDir(), d.vici(), false, d.charonStartTimeout(), d.timing(), true,
+                new CharonConf.Search(empty + ":/nonexistent", List.of(dir.resolve("lib/charon").toString(), "/nonexistent/charon")));
+        assertThatThrownBy(s::command).isInstanceOf(java.io.IOException.class).hasMessage(
+                "No valid charon executable found at paths [charon " + dir.resolve("lib/charon") + " /nonexistent/charon]"
+                        + " (charon searched on PATH=" + empty + ":/nonexistent)");
     }
 
     @Test
