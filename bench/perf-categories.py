@@ -31,6 +31,9 @@ KERNEL = [  # (frame anywhere in the stack, category): the first match wins
 ]
 JAVA = [  # (substring of the leaf Java method, category)
     ('crypto.IntrinsicEngine', 'AEAD engine: Java (XOR, keys, tag)'),
+    ('crypto.Poly64Engine', 'AEAD engine: Java (XOR, keys, tag)'),
+    ('crypto.ChaCha20Stream', 'AEAD engine: Java (XOR, keys, tag)'),
+    ('crypto.Poly1305x64', 'AEAD engine: Poly1305 in Java (radix 2^64)'),
     ('packet.Checksum', 'segmenting, checksums, coalescing'),
     ('packet.TcpSegmenter', 'segmenting, checksums, coalescing'),
     ('packet.TrainCoalescer', 'segmenting, checksums, coalescing'),
@@ -38,7 +41,8 @@ JAVA = [  # (substring of the leaf Java method, category)
     ('java.', 'other daemon Java (protocol, queues, workers, readers)'),
     ('jdk.', 'other daemon Java (protocol, queues, workers, readers)'),
 ]
-ORDER = ['AEAD intrinsics (ChaCha20, Poly1305 stubs)', 'AEAD engine: Java (XOR, keys, tag)', 'AEAD engine: array copies',
+ORDER = ['AEAD intrinsics (ChaCha20, Poly1305 stubs)', 'AEAD engine: Java (XOR, keys, tag)',
+         'AEAD engine: Poly1305 in Java (radix 2^64)', 'AEAD engine: array copies',
          'other array copies (kernel buffers <-> heap)', 'segmenting, checksums, coalescing',
          'other daemon Java (protocol, queues, workers, readers)', 'clock (System.nanoTime)',
          'kernel: TUN read', 'kernel: sendmmsg/sendmsg (+ the underlay in softirq)', 'kernel: recvmmsg',

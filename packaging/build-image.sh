@@ -9,7 +9,8 @@
 # Two layers, in this order (docs/image.md says why each choice), zstd-compressed unless
 # JFLANNEL_IMAGE_COMPRESSION=gzip (packaging/compress-layers.py):
 #   1. base OS: the few Debian bookworm packages the image runs (iptables, nftables, dash, ..., extracted by
-#      mmdebstrap from Debian's packages), documentation and locales left out, plus our iptables-wrapper (nft/legacy choice);
+#      mmdebstrap from Debian's packages; strongSwan's charon for the ipsec backend), documentation and locales
+#      left out, plus our iptables-wrapper (nft/legacy choice);
 #   2. Java runtimes and our application: /opt/jflannel/jre (the daemon's jlink), jars, launchers, and the
 #      CNI plugin file (its own java.base runtime and AppCDS archive, dumped inside the root filesystem
 #      with chroot for the path the plugin runs at).
@@ -62,21 +63,28 @@ start=$(date +%s)
 # Not minbase (87 MB: apt, perl, bash, systemd's libraries): only the packages a process in the image
 # runs, and their hard dependencies, extracted (mmdebstrap --variant=extract, no dpkg run); fixup.sh
 # does what their maintainer scripts would have that the image needs (passwd/group, the CA bundle,
-# iptables' alternatives) and removes what nothing reads (docs, gconv, OpenSSL). 23 MB unpacked.
+# iptables' alternatives) and removes what nothing reads (docs, gconv, OpenSSL's tool and libssl, the
+# strongSwan plugins we do not load). 28.6 MB unpacked (18.1 without strongSwan).
 #   dash, coreutils, grep: the launchers and iptables-wrapper; dpkg: update-alternatives (the wrapper);
 #   iptables, nftables: the daemon's rules; netbase: /etc/protocols for iptables; base-files: os-release
+#   libstrongswan, strongswan-libcharon, libstrongswan-standard-plugins (openssl), strongswan-swanctl (the
+#   vici plugin): the ipsec backend's charon (issue 39), whose program itself comes from strongswan-charon's
+#   .deb without that package's dependencies (charon-from-deb.sh); fixup.sh keeps only the plugins we load
 BASE_PACKAGES=base-files,base-passwd,dash,coreutils,grep,dpkg,netbase,iptables,nftables,ca-certificates
-# what decides the base: the package set, the apt sources, this section of the script and fixup.sh
-base_key=$( { echo "$SUITE extract $BASE_PACKAGES $SOURCE_DATE_EPOCH merged-usr v3"; cat "$here/src/base/fixup.sh";
+STRONGSWAN_PACKAGES=libstrongswan,strongswan-libcharon,libstrongswan-standard-plugins,strongswan-swanctl
+# what decides the base: the package set, the apt sources, this section of the script, the hook and fixup.sh
+base_key=$( { echo "$SUITE extract $BASE_PACKAGES $STRONGSWAN_PACKAGES strongswan-charon $SOURCE_DATE_EPOCH merged-usr v4";
+              cat "$here/src/base/fixup.sh" "$here/src/base/charon-from-deb.sh";
               cat /etc/apt/sources.list /etc/apt/sources.list.d/* 2>/dev/null || true; } | sha256sum | cut -c1-16)
 base_tar="$CACHE/base-$base_key.tar"
 if [ ! -f "$base_tar" ]; then
-    log "base: mmdebstrap $SUITE extract $BASE_PACKAGES (debs cached in $CACHE/debs)"
+    log "base: mmdebstrap $SUITE extract $BASE_PACKAGES,$STRONGSWAN_PACKAGES + strongswan-charon's program (debs cached in $CACHE/debs)"
     # merged-usr hook: /usr merged by mmdebstrap itself
-    mmdebstrap --variant=extract --include="$BASE_PACKAGES" --mode=root --format=directory \
+    mmdebstrap --variant=extract --include="$BASE_PACKAGES,$STRONGSWAN_PACKAGES" --mode=root --format=directory \
         --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr --skip=download/empty --skip=essential/unlink \
         --setup-hook='mkdir -p "$1"/var/cache/apt/archives/' \
         --setup-hook="sync-in $CACHE/debs /var/cache/apt/archives/" \
+        --extract-hook="$here/src/base/charon-from-deb.sh" \
         "$SUITE" "$work/base" >"$work/mmdebstrap.log" 2>&1 || { tail -20 "$work/mmdebstrap.log" >&2; exit 1; }
     # (customize hooks do not run in the extract variant: the downloaded .debs are still in the tree)
     find "$work/base/var/cache/apt/archives" -name '*.deb' -exec cp -n {} "$CACHE/debs/" \; -delete
@@ -110,7 +118,7 @@ repack() { # $1: what the layer holds
     umoci repack --refresh-bundle --image "$layout:$version" --history.created "$created" \
         --history.created_by "packaging/build-image.sh: $1" "$bundle"
 }
-repack "Debian $SUITE: $BASE_PACKAGES (extracted); iptables-wrapper"
+repack "Debian $SUITE: $BASE_PACKAGES,$STRONGSWAN_PACKAGES, strongswan-charon's charon (extracted); iptables-wrapper"
 log "layer 1 (base OS) done ($(du -sh "$rootfs" | cut -f1))"
 
 # --- 2. Java runtimes ---------------------------------------------------------------------------------

@@ -159,10 +159,8 @@ class FastPathTest {
         long jvms = launcher.fallbacks();
         PluginHarness.Outcome o = withFakeDaemon(h, (in, out) -> {
             Wire.read(in, Wire.MAX_REQUEST);
-            try {
-                Thread.sleep(3000); // the launcher waits FIRST_ANSWER_MS only
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            while (in.read() >= 0) {
+                // silent until the launcher hangs up: it waits FIRST_ANSWER_MS only, then runs the JVM
             }
         });
         assertThat(o.exit()).isZero();
@@ -242,7 +240,8 @@ class FastPathTest {
             }, "fake-daemon");
             daemon.start();
             PluginHarness.Outcome o = viaLauncher(h, "ADD", sock);
-            daemon.join();
+            daemon.join(60_000);
+            assertThat(daemon.isAlive()).as("the fake daemon's script ended after the launcher's exit").isFalse();
             return o;
         }
     }

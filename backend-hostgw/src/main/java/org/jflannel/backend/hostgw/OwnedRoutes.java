@@ -36,7 +36,7 @@ record OwnedRoutes(int link, IpPrefix network, IpPrefix ipv6Network, List<IpPref
             return false;
         }
         IpPrefix net = r.isIpv4() ? network : ipv6Network;
-        return net != null && Prefixes.strictlyInside(net, r.dst())
-                && segment.stream().anyMatch(p -> Prefixes.contains(p, r.gateway()));
+        return net != null && net.strictlyContains(r.dst())
+                && segment.stream().anyMatch(p -> p.contains(r.gateway()));
     }
 }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Set;
 import org.jflannel.linuxnet.netlink.IpPrefix;
 import org.jflannel.linuxnet.netlink.Route;
+import org.jflannel.linuxnet.netlink.RouteDiff;
 import org.junit.jupiter.api.Test;
 
 class RouteDiffTest {

@@ -96,7 +96,7 @@ public final class IpipBackend implements Backend {
         RtNetlink nl = RtNetlink.open();
         try {
             IpipDevice device = IpipDevice.ensure(nl, ext.address(), mtu, address,
-                    p -> OwnedRoutes.contains(network, p.address()));
+                    p -> network.contains(p.address()));
             IpipCounters counters = new IpipCounters();
             IpipKernel kernel = new IpipKernel(nl, device, ext.name(), ext.index(), cfg.directRouting(), network, own, counters);
             IpipNetwork n = new IpipNetwork(lease, mtu, nl, counters, kernel);

@@ -17,6 +17,7 @@ import org.jflannel.linuxnet.NetlinkException;
 import org.jflannel.linuxnet.netlink.IpPrefix;
 import org.jflannel.linuxnet.netlink.Link;
 import org.jflannel.linuxnet.netlink.Route;
+import org.jflannel.linuxnet.netlink.RouteDiff;
 import org.jflannel.linuxnet.netlink.RtNetlink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,6 +1,5 @@
 package org.jflannel.backend.ipip;
 
-import java.net.InetAddress;
 import java.util.function.Predicate;
 import org.jflannel.linuxnet.netlink.IpPrefix;
 import org.jflannel.linuxnet.netlink.Route;
@@ -21,26 +20,6 @@ record OwnedRoutes(int tunnel, int ext, boolean directRouting, IpPrefix network,
             return false;
         }
         boolean dev = r.linkIndex() == tunnel || (directRouting && r.linkIndex() == ext);
-        return dev && strictlyInside(network, r.dst());
-    }
-
-    static boolean strictlyInside(IpPrefix outer, IpPrefix inner) {
-        return inner.prefixLength() > outer.prefixLength() && contains(outer, inner.address());
-    }
-
-    static boolean contains(IpPrefix p, InetAddress a) {
-        byte[] net = p.address().getAddress();
-        byte[] ip = a.getAddress();
-        if (net.length != ip.length) {
-            return false;
-        }
-        int bits = p.prefixLength();
-        for (int i = 0; i < net.length && bits > 0; i++, bits -= 8) {
-            int mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
-            if ((net[i] & mask) != (ip[i] & mask)) {
-                return false;
-            }
-        }
-        return true;
+        return dev && network.strictlyContains(r.dst());
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import org.jflannel.linuxnet.netlink.IpPrefix;
 import org.jflannel.linuxnet.netlink.Route;
+import org.jflannel.linuxnet.netlink.RouteDiff;
 import org.junit.jupiter.api.Test;
 
 class RouteDiffTest {

@@ -33,12 +33,14 @@ import org.slf4j.LoggerFactory;
  * <p>Maps, written from here: {@code routes} (LPM: peer subnet → public IP; only peers that
  * decapsulate in their kernel and are reached through the external interface), {@code sources}
  * (public IP → that peer's subnet and mask; every peer), {@code own} (our lease) and
- * {@code counters} (packets each way, and rewrites that failed), and {@code proof} (public IP →
- * whether that peer's kernel has been seen encapsulating to us: TCP and UDP go to a routed peer from
- * the kernel only then, {@link KernelPrograms#encap}). A routed peer's proof starts unset and is set
- * again unset whenever its lease changes; {@link KernelProbe} pings an unproven peer through the
- * kernel, whose reply, encapsulated by that peer's kernel, proves it. The programs stay attached while
- * the links are open: closing this, or the process ending, detaches them.
+ * {@code counters} (packets each way, and rewrites that failed), {@code proof} (public IP → whether that
+ * peer's kernel has been seen encapsulating to us, and the nonce of our latest probe to it: TCP and UDP go
+ * to a routed peer from the kernel only when proven, {@link KernelPrograms#encap}) and {@code seen} (public
+ * IP → what that peer's datagrams showed, counted by the decapsulating program, {@link ProofEvidence}).
+ * Only the daemon writes a proof: a routed peer's starts unset and is made anew, unset, whenever its lease
+ * changes; {@link KernelProbe} pings an unproven peer through the kernel with a nonce and proves it when its
+ * kernel's answer carries that nonce ({@link PeerProof}). The programs stay attached while the links are
+ * open: closing this, or the process ending, detaches them.
  *
  * <p>{@link UdpKernelMode#GPE} (the default, {@code JFLANNEL_UDP_KERNEL=gpe}): the ingress program rewrites a peer
  * kernel's datagram into a VXLAN-GPE one for a local external GPE device, whose receive path decapsulates it and clears
@@ -59,22 +61,49 @@ final class KernelPath implements AutoCloseable {
     private final BpfMap own;
     private final BpfMap counters;
     private final BpfMap proof;
+    private final BpfMap seen;
     private final List<AutoCloseable> owned;
     private final RtNetlink netlink;
     private final int extIndex;
     /** What the maps hold now: subnet → public IP (routes), public IP → subnet (sources). */
     private final Map<Ip4Net, Integer> routed = new HashMap<>();
     private final Map<Integer, Ip4Net> known = new HashMap<>();
-    /** Public IP → the routed peer whose proof entry it is; a changed peer gets a fresh (unset) entry. */
-    private final Map<Integer, Peer> proofs = new HashMap<>();
+    /**
+     * Public IP → the routed peer whose proof and seen entries it is; a changed peer gets fresh (unset, zero) entries
+     * and a new {@link Routed}. Guarded by this (the lease thread makes entries, the probe's thread writes proofs).
+     */
+    private final Map<Integer, Routed> proofs = new HashMap<>();
+    private final Map<Integer, Routed> seenEntries = new HashMap<>();
     /** The routed peers, for {@link KernelProbe}'s thread. */
-    private volatile List<Peer> routedPeers = List.of();
+    private volatile List<Routed> routedPeers = List.of();
     /**
      * Per public IP, whether the kernel routes to it through the external interface: asked once, when
      * a peer with that address first needs it (a batch of thousands of leases costs no more lookups
      * than new addresses), forgotten when no peer has it any more.
      */
     private final Map<Integer, Boolean> viaExternal = new HashMap<>();
+
+    /**
+     * A routed peer's proof and seen entries, one object per making of them (identity: a peer whose entries were
+     * removed and made again, even with an equal lease, is another), so that a proof decided for entries since
+     * replaced is never written into the new ones.
+     */
+    static final class Routed {
+        private final Peer peer;
+
+        Routed(Peer peer) {
+            this.peer = peer;
+        }
+
+        Peer peer() {
+            return peer;
+        }
+
+        @Override
+        public String toString() {
+            return peer.toString();
+        }
+    }
 
     /** The mode attached: {@link UdpKernelMode#ENCAP} for GPE where its device could not be made. */
     private final UdpKernelMode mode;
@@ -129,7 +158,7 @@ final class KernelPath implements AutoCloseable {
         }
     }
 
-    private KernelPath(BpfMap routes, BpfMap sources, BpfMap own, BpfMap counters, BpfMap proof,
+    private KernelPath(BpfMap routes, BpfMap sources, BpfMap own, BpfMap counters, BpfMap proof, BpfMap seen,
             List<AutoCloseable> owned, RtNetlink netlink, int extIndex, UdpKernelMode mode, GpePath gpe) {
         this.mode = mode;
         this.gpe = gpe;
@@ -138,6 +167,7 @@ final class KernelPath implements AutoCloseable {
         this.own = own;
         this.counters = counters;
         this.proof = proof;
+        this.seen = seen;
         this.owned = owned;
         this.netlink = netlink;
         this.extIndex = extIndex;
@@ -170,27 +200,28 @@ final class KernelPath implements AutoCloseable {
             BpfMap sources = keep(owned, BpfMap.create(BpfMap.Type.HASH, "jfl_udp_sources", 4, 8, MAX_PEERS));
             BpfMap own = keep(owned, BpfMap.create(BpfMap.Type.ARRAY, "jfl_udp_own", 4, 8, 1));
             BpfMap counters = keep(owned, BpfMap.create(BpfMap.Type.ARRAY, "jfl_udp_counts", 4, 8, COUNTERS));
-            BpfMap proof = keep(owned, BpfMap.create(BpfMap.Type.HASH, "jfl_udp_proof", 4, 4, MAX_PEERS));
+            BpfMap proof = keep(owned, BpfMap.create(BpfMap.Type.HASH, "jfl_udp_proof", 4, KernelPrograms.PROOF_VALUE, MAX_PEERS));
+            BpfMap seen = keep(owned, BpfMap.create(BpfMap.Type.HASH, "jfl_udp_seen", 4, ProofEvidence.VALUE_BYTES, MAX_PEERS));
             int nodeIp = Ip4Net.fromInet(ext.address());
             BpfProgram encap = keep(owned, BpfProgram.loadClassifier("jfl_udp_encap",
                     KernelPrograms.encap(routes, proof, counters, nodeIp, port, ext.index())));
             GpePath.Programs gpePrograms = null;
             if (mode == UdpKernelMode.GPE) {
                 gpePrograms = GpePath.load(nl, owned, tun, tunIndex, gpePort, counters, (deliver, toPort, gpeMark, trial) ->
-                        KernelPrograms.decap(sources, own, proof, counters, nodeIp, port, tunIndex, deliver, toPort, gpeMark, trial));
+                        KernelPrograms.decap(sources, own, proof, seen, counters, nodeIp, port, tunIndex, deliver, toPort, gpeMark, trial));
                 if (gpePrograms == null) {
                     mode = UdpKernelMode.ENCAP;
                 }
             }
             BpfProgram decap = gpePrograms != null ? gpePrograms.trial() : keep(owned, BpfProgram.loadClassifier("jfl_udp_decap",
-                    KernelPrograms.decap(sources, own, proof, counters, nodeIp, port, tunIndex, mode == UdpKernelMode.FULL)));
+                    KernelPrograms.decap(sources, own, proof, seen, counters, nodeIp, port, tunIndex, mode == UdpKernelMode.FULL)));
             keep(owned, BpfLink.attach(encap, tunIndex, BpfLink.Hook.TCX_EGRESS));
             IngressLink ingress = keep(owned, new IngressLink(ext.index()));
             ingress.attach(decap);
             LOG.info("udp kernel datapath attached dev={} egress=jfl_udp_encap ext={} ingress=jfl_udp_decap port={} mode={}",
                     tun, ext.name(), port, mode.name());
             GpePath gpe = gpePrograms != null ? new GpePath(gpePrograms, ingress) : null;
-            KernelPath path = new KernelPath(routes, sources, own, counters, proof, owned, nl, ext.index(), mode, gpe);
+            KernelPath path = new KernelPath(routes, sources, own, counters, proof, seen, owned, nl, ext.index(), mode, gpe);
             KernelProbe probe = KernelProbe.start(path); // after the links: closed before them (reverse order)
             if (probe != null) {
                 owned.add(probe);
@@ -224,40 +255,75 @@ final class KernelPath implements AutoCloseable {
      * their kernel and are reached through the external interface are sent to from here. A peer the
      * kernel cannot take is left to the userspace path, with one line.
      */
-    void peers(Collection<Peer> peers) {
+    synchronized void peers(Collection<Peer> peers) {
         Map<Ip4Net, Integer> wantRoutes = new HashMap<>();
         Map<Integer, Ip4Net> wantSources = new HashMap<>();
-        Map<Integer, Peer> wantProofs = new HashMap<>();
+        Map<Integer, Routed> wantProofs = new HashMap<>();
         for (Peer p : peers) {
             wantSources.put(p.publicIp(), p.subnet());
             if (p.kernelDecap() && Boolean.TRUE.equals(viaExternal.computeIfAbsent(p.publicIp(), ip -> routedThroughExternal(p)))) {
                 wantRoutes.put(p.subnet(), p.publicIp());
-                wantProofs.put(p.publicIp(), p);
+                Routed r = proofs.get(p.publicIp());
+                wantProofs.put(p.publicIp(), r != null && r.peer.equals(p) ? r : new Routed(p));
             }
         }
         viaExternal.keySet().retainAll(wantSources.keySet());
         sync(wantSources, known, sources, ip -> words(ip), n -> words(n.address(), Ip4Net.mask(n.prefixLength())));
-        // proof entries before routes: a new route finds its peer unproven, never a stale proof
-        sync(wantProofs, proofs, proof, ip -> words(ip), p -> words(0));
+        // seen and proof entries before routes: a new route finds its peer unproven, never a stale proof
+        sync(wantProofs, seenEntries, seen, ip -> words(ip), r -> new byte[ProofEvidence.VALUE_BYTES]);
+        sync(wantProofs, proofs, proof, ip -> words(ip), r -> proofValue(false, 0));
         sync(wantRoutes, routed, routes, KernelPath::lpmKey, ip -> words(ip));
         routedPeers = List.copyOf(proofs.values());
     }
 
-    /** The peers the kernel may send to (the probe's thread reads this). */
-    List<Peer> routedPeerList() {
+    /** The peers the kernel may send to, each with the entries made for it (the probe's thread reads this). */
+    List<Routed> routedPeerList() {
         return routedPeers;
     }
 
     /**
-     * Whether {@code p}'s kernel has been seen encapsulating to us since its lease last changed: false
-     * also when unknown or unreadable (the kernel then sends it ICMP only).
+     * Writes {@code r}'s proof: {@code proven} (the kernel sends it TCP and UDP) and the nonce its kernel's answer
+     * must carry. False, with nothing written, when {@code r}'s entries have since been replaced or removed (a
+     * changed lease) or the kernel refused (the caller tries again).
      */
-    boolean proven(Peer p) {
+    synchronized boolean writeProof(Routed r, boolean proven, long nonce) {
+        if (proofs.get(r.peer.publicIp()) != r) {
+            return false;
+        }
         try {
-            return proof.get(words(p.publicIp())).map(KernelPath::provenValue).orElse(false);
+            proof.put(words(r.peer.publicIp()), proofValue(proven, nonce));
+            return true;
+        } catch (NetlinkException e) {
+            LOG.debug("udp kernel proof not written peer={} error={}", r, e.getMessage());
+            return false;
+        }
+    }
+
+    /** What {@code p}'s datagrams have shown ({@link ProofEvidence}); null when it has no entry or it cannot be read. */
+    ProofEvidence seen(Peer p) {
+        try {
+            return seen.get(words(p.publicIp())).map(ProofEvidence::of).orElse(null);
+        } catch (NetlinkException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Whether the kernel's proof map says the peer at {@code publicIp} is proven (what {@link KernelPrograms#encap}
+     * reads): false also when it has no entry or it cannot be read (the kernel then sends it ICMP only).
+     */
+    boolean proven(int publicIp) {
+        try {
+            return proof.get(words(publicIp)).map(KernelPath::provenValue).orElse(false);
         } catch (NetlinkException e) {
             return false;
         }
+    }
+
+    /** {@code jfl_udp_proof}'s value: the u32 flag (native order), padding, the nonce's 8 bytes big-endian (as in the probe). */
+    static byte[] proofValue(boolean proven, long nonce) {
+        return ByteBuffer.allocate(KernelPrograms.PROOF_VALUE).order(ByteOrder.nativeOrder()).putInt(0, proven ? 1 : 0)
+                .order(ByteOrder.BIG_ENDIAN).putLong(KernelPrograms.PROOF_NONCE_OFFSET, nonce).array();
     }
 
     private interface Encoder<T> {
@@ -306,7 +372,7 @@ final class KernelPath implements AutoCloseable {
         }
     }
 
-    /** A value of {@code jfl_udp_proof} (4 bytes the program sets non-zero): proven; any other length read as far as it goes. */
+    /** A value of {@code jfl_udp_proof} (its first 4 bytes non-zero: proven, {@link #proofValue}); any other length read as far as it goes. */
     static boolean provenValue(byte[] v) {
         for (int i = 0; i < Math.min(4, v.length); i++) {
             if (v[i] != 0) {

@@ -78,9 +78,10 @@ final class KernelPrograms {
      * size kept: a 64 KB TCP super-packet stays one packet until a device segments it.
      *
      * <p>Only ICMP goes to a peer on the lease's word alone. A TCP or UDP packet leaves here only when
-     * the peer's {@code proof} entry is set, which the decapsulating program does on a datagram from
-     * that peer with UDP checksum 0: only a peer's encapsulating program sends those, and a node attaches
-     * it together with its decapsulating one. What such a peer's kernel would not take (a whole
+     * the peer's {@code proof} entry is set (its first u32 non-zero), which the daemon does when the
+     * peer's kernel answered a probe carrying a nonce only that peer saw ({@link KernelProbe}, {@link #decap}'s
+     * counts): only a peer's encapsulating program answers with UDP checksum 0, and a node attaches it
+     * together with its decapsulating one. What such a peer's kernel would not take (a whole
      * super-packet, a partial inner checksum) so never goes to a node whose kernel does not
      * decapsulate: an upstream node, or one whose lease claims it wrongly (a stale lease, a restart
      * with the kernel datapath off whose new lease has not arrived yet, a mistaken write).
@@ -153,25 +154,26 @@ final class KernelPrograms {
      * are cleared and it reaches the pod whole; elsewhere the first call fails with EINVAL and the
      * program calls again without the flag.
      *
-     * <p>Before any inner check, a datagram from a peer with a {@code proof} entry updates it: UDP
-     * checksum 0 (the peer's kernel encapsulated it) sets it, a checksummed inner TCP packet (the peer's
-     * kernel did not, although it takes every plain TCP packet when it can) clears it.
+     * <p>Before any inner check, a datagram from a routed peer is counted in its {@code seen} entry when it
+     * says something about that peer's kernel ({@link #seen}: an answer to our probe, and by whom; a checksummed
+     * TCP packet); the program never writes a proof, so no datagram, whoever forged it, changes one.
      *
-     * <p>Stack: -48 outer IPv4 (20), -28 UDP (8), -20 inner IPv4 (20); -52 config key; -64 counter key.
+     * <p>Stack: -48 outer IPv4 (20), -28 UDP (8), -20 inner IPv4 (20); -52 config key; -64 counter key;
+     * -88 the inner ICMP header and nonce.
      *
      * @param nodeIp   our address as {@link Ipv4} reads addresses (big-endian int)
      */
-    static byte[] decap(BpfMap sources, BpfMap own, BpfMap proof, BpfMap counters, int nodeIp, int port, int tunIfindex) {
-        return decap(sources, own, proof, counters, nodeIp, port, tunIfindex, true);
+    static byte[] decap(BpfMap sources, BpfMap own, BpfMap proof, BpfMap seen, BpfMap counters, int nodeIp, int port, int tunIfindex) {
+        return decap(sources, own, proof, seen, counters, nodeIp, port, tunIfindex, true);
     }
 
     /**
-     * {@link #decap} with {@code deliver} false: the program only keeps the senders' proofs and leaves
+     * {@link #decap} with {@code deliver} false: the program only counts what the senders' datagrams show and leaves
      * every datagram to the socket (the packet threads decapsulate; see {@link UdpKernelMode#ENCAP}).
      */
-    static byte[] decap(BpfMap sources, BpfMap own, BpfMap proof, BpfMap counters, int nodeIp, int port, int tunIfindex,
+    static byte[] decap(BpfMap sources, BpfMap own, BpfMap proof, BpfMap seen, BpfMap counters, int nodeIp, int port, int tunIfindex,
             boolean deliver) {
-        return decap(sources, own, proof, counters, nodeIp, port, tunIfindex, deliver ? Deliver.REDIRECT : Deliver.SOCKET, 0, 0);
+        return decap(sources, own, proof, seen, counters, nodeIp, port, tunIfindex, deliver ? Deliver.REDIRECT : Deliver.SOCKET, 0, 0);
     }
 
     /** What {@link #decap} does with a datagram it accepts. */
@@ -193,9 +195,9 @@ final class KernelPrograms {
      * datagrams it rewrote, and drops every datagram that arrives addressed to {@code gpePort} (the port adds no
      * way in beyond upstream's).
      */
-    static byte[] decap(BpfMap sources, BpfMap own, BpfMap proof, BpfMap counters, int nodeIp, int port, int tunIfindex,
+    static byte[] decap(BpfMap sources, BpfMap own, BpfMap proof, BpfMap seen, BpfMap counters, int nodeIp, int port, int tunIfindex,
             Deliver deliver, int gpePort, int gpeMark) {
-        return decap(sources, own, proof, counters, nodeIp, port, tunIfindex, deliver, gpePort, gpeMark, null);
+        return decap(sources, own, proof, seen, counters, nodeIp, port, tunIfindex, deliver, gpePort, gpeMark, null);
     }
 
     /** The least time between two datagrams a trial program ({@link #decap} with a {@code trial} map) rewrites. */
@@ -207,7 +209,7 @@ final class KernelPrograms {
      * the others to the socket, so that a node can learn whether the GPE path delivers (a host firewall may drop UDP to
      * its port) at the cost of a few datagrams at most ({@link GpePath#check}).
      */
-    static byte[] decap(BpfMap sources, BpfMap own, BpfMap proof, BpfMap counters, int nodeIp, int port, int tunIfindex,
+    static byte[] decap(BpfMap sources, BpfMap own, BpfMap proof, BpfMap seen, BpfMap counters, int nodeIp, int port, int tunIfindex,
             Deliver deliver, int gpePort, int gpeMark, BpfMap trial) {
         if (deliver == Deliver.GPE && (gpePort < 1 || gpePort > 0xffff || gpePort == port || gpeMark == 0)) {
             throw new IllegalArgumentException("gpe port: expected 1..65535 other than " + port + " and a nonzero mark, got "
@@ -229,16 +231,7 @@ final class KernelPrograms {
         }
         a.load(Size.H, R1, FP, -26).jump(Cond.NE, R1, Short.toUnsignedInt(Short.reverseBytes((short) port)), "next");
         a.load(Size.B, R1, FP, -20).jump(Cond.NE, R1, 0x45, "next");
-        // the sender's proof ({@link #encap}): UDP checksum 0 sets it; a checksummed TCP packet, which a
-        // sender's encapsulating program would have taken, clears it
-        a.loadMap(R1, proof).movReg(R2, FP).add(R2, -36).call(BpfAsm.MAP_LOOKUP_ELEM);
-        a.jump(Cond.EQ, R0, 0, "proofKept");
-        a.load(Size.H, R1, FP, -22).jump(Cond.NE, R1, 0, "checksummed");
-        a.storeImm(Size.W, R0, 0, 1).jump("proofKept");
-        a.label("checksummed");
-        a.load(Size.B, R1, FP, -11).jump(Cond.NE, R1, IPPROTO_TCP, "proofKept");
-        a.storeImm(Size.W, R0, 0, 0);
-        a.label("proofKept");
+        seen(a, proof, seen);
         if (deliver == Deliver.SOCKET) { // every datagram goes on to the socket
             a.label("next").mov(R0, TCX_NEXT).exit();
             return a.build();
@@ -286,6 +279,56 @@ final class KernelPrograms {
         a.mov(R1, tunIfindex).mov(R2, F_INGRESS).call(BpfAsm.REDIRECT);
         a.exit();
         return verdicts(a, counters);
+    }
+
+    /** {@code jfl_udp_seen}'s value: four native-order u64 counters, in this order ({@link ProofEvidence}). */
+    static final int SEEN_KERNEL_ANSWERS = 0;
+    static final int SEEN_DAEMON_ANSWERS = 1;
+    static final int SEEN_CHECKSUMMED_TCP = 2;
+    static final int SEEN_OTHER_ANSWERS = 3;
+    static final int SEEN_SLOTS = 4;
+    /** {@code jfl_udp_proof}'s value: the u32 {@link #encap} reads (non-zero: proven), 4 bytes of padding, the u64 nonce. */
+    static final int PROOF_VALUE = 16;
+    static final int PROOF_NONCE_OFFSET = 8;
+    /** What {@link KernelProbe} sends: an echo request of this identifier whose 8-byte payload is the nonce. */
+    static final int PROBE_ECHO_ID = 0x6a66; // "jf"
+    static final int PROBE_NONCE_BYTES = 8;
+
+    /**
+     * What a routed peer's datagrams show about its kernel, counted in its {@code seen} entry (the daemon makes the
+     * entries and decides, {@link KernelProbe}; the program writes no proof): an echo reply of {@link #PROBE_ECHO_ID}
+     * whose payload is the nonce in the peer's {@code proof} entry (non-zero) is an answer to our probe, which only
+     * the peer saw: with UDP checksum 0 its kernel encapsulated it ({@link #SEEN_KERNEL_ANSWERS}), checksummed its
+     * daemon did ({@link #SEEN_DAEMON_ANSWERS}); an echo reply of that identifier with another payload (a late answer to
+     * an earlier probe, or a forgery: {@link #SEEN_OTHER_ANSWERS}); a checksummed TCP packet, which a peer's encapsulating
+     * program would have taken ({@link #SEEN_CHECKSUMMED_TCP}: a reason to probe, never a verdict, as anyone can send
+     * one with the peer's address). Outer IPv4 and UDP checked by the caller, inner IPv4 without options.
+     *
+     * <p>Stack: -36 the outer source (the key); -88 the inner ICMP header and the 8 bytes after it.
+     */
+    private static void seen(BpfAsm a, BpfMap proof, BpfMap seen) {
+        a.loadMap(R1, seen).movReg(R2, FP).add(R2, -36).call(BpfAsm.MAP_LOOKUP_ELEM);
+        a.jump(Cond.EQ, R0, 0, "seenDone");
+        a.movReg(R7, R0);
+        a.load(Size.B, R1, FP, -11).jump(Cond.EQ, R1, IPPROTO_TCP, "seenTcp").jump(Cond.NE, R1, IPPROTO_ICMP, "seenDone");
+        a.movReg(R1, R6).mov(R2, ETH_HLEN + 48).movReg(R3, FP).add(R3, -88).mov(R4, 8 + PROBE_NONCE_BYTES)
+                .call(BpfAsm.SKB_LOAD_BYTES);
+        a.jump(Cond.NE, R0, 0, "seenDone");
+        a.load(Size.H, R1, FP, -88).jump(Cond.NE, R1, 0, "seenDone");    // type 0 (echo reply), code 0
+        a.load(Size.H, R1, FP, -84).jump(Cond.NE, R1, be16(PROBE_ECHO_ID), "seenDone");
+        a.loadMap(R1, proof).movReg(R2, FP).add(R2, -36).call(BpfAsm.MAP_LOOKUP_ELEM);
+        a.jump(Cond.EQ, R0, 0, "seenDone");
+        a.load(Size.DW, R1, R0, PROOF_NONCE_OFFSET).jump(Cond.EQ, R1, 0, "seenOther"); // no probe out yet
+        a.load(Size.DW, R2, FP, -80).jumpReg(Cond.NE, R1, R2, "seenOther");
+        a.mov(R1, 1);
+        a.load(Size.H, R2, FP, -22).jump(Cond.NE, R2, 0, "seenDaemon");
+        a.atomicAdd64(R7, 8 * SEEN_KERNEL_ANSWERS, R1).jump("seenDone");
+        a.label("seenDaemon").atomicAdd64(R7, 8 * SEEN_DAEMON_ANSWERS, R1).jump("seenDone");
+        a.label("seenOther").mov(R1, 1).atomicAdd64(R7, 8 * SEEN_OTHER_ANSWERS, R1).jump("seenDone");
+        a.label("seenTcp");
+        a.load(Size.H, R1, FP, -22).jump(Cond.EQ, R1, 0, "seenDone");
+        a.mov(R1, 1).atomicAdd64(R7, 8 * SEEN_CHECKSUMMED_TCP, R1);
+        a.label("seenDone");
     }
 
     /**

@@ -135,6 +135,27 @@ public final class UdpNetwork implements Network {
                 k[KernelPrograms.COUNT_REFUSED], k[KernelPrograms.COUNT_GATE]);
     }
 
+    /**
+     * Whether the kernel's proof map says the peer at {@code publicIp} is proven (TCP and UDP to it from the kernel):
+     * the map itself, as {@code bpftool map dump name jfl_udp_proof} shows it; false without the kernel datapath.
+     */
+    boolean kernelPeerProven(java.net.Inet4Address publicIp) {
+        return kernel != null && kernel.proven(org.jflannel.core.Ip4Net.fromInet(publicIp));
+    }
+
+    /** What the decapsulating program counted of the routed peer at {@code publicIp}'s datagrams; null without an entry. */
+    ProofEvidence kernelPeerSeen(java.net.Inet4Address publicIp) {
+        if (kernel == null) {
+            return null;
+        }
+        for (KernelPath.Routed r : kernel.routedPeerList()) {
+            if (r.peer().endpoint().getAddress().equals(publicIp)) {
+                return kernel.seen(r.peer());
+            }
+        }
+        return null;
+    }
+
     /** Number of peers the kernel datapath sends to. */
     public int kernelPeers() {
         return kernel != null ? kernel.routedPeers() : 0;

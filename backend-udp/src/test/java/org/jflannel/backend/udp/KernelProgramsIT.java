@@ -37,6 +37,7 @@ class KernelProgramsIT {
     private BpfMap own;
     private BpfMap counters;
     private BpfMap proof;
+    private BpfMap seen;
     private BpfProgram decap;
 
     @BeforeEach
@@ -45,16 +46,17 @@ class KernelProgramsIT {
         sources = BpfMap.create(BpfMap.Type.HASH, "jfl_t_sources", 4, 8, 16);
         own = BpfMap.create(BpfMap.Type.ARRAY, "jfl_t_own", 4, 8, 1);
         counters = BpfMap.create(BpfMap.Type.ARRAY, "jfl_t_counts", 4, 8, KernelPath.COUNTERS);
-        proof = BpfMap.create(BpfMap.Type.HASH, "jfl_t_proof", 4, 4, 16);
+        proof = BpfMap.create(BpfMap.Type.HASH, "jfl_t_proof", 4, KernelPrograms.PROOF_VALUE, 16);
+        seen = BpfMap.create(BpfMap.Type.HASH, "jfl_t_seen", 4, ProofEvidence.VALUE_BYTES, 16);
         sources.put(be(Ip4Net.parseAddress(PEER)), be(Ip4Net.parseAddress("10.244.2.0"), Ip4Net.mask(24)));
         own.put(index(0), be(Ip4Net.parseAddress("10.244.1.0"), Ip4Net.mask(24)));
         decap = BpfProgram.loadClassifier("jfl_t_decap",
-                KernelPrograms.decap(sources, own, proof, counters, Ip4Net.parseAddress(NODE), 8285, 1));
+                KernelPrograms.decap(sources, own, proof, seen, counters, Ip4Net.parseAddress(NODE), 8285, 1));
     }
 
     @AfterEach
     void close() {
-        for (AutoCloseable c : new AutoCloseable[] {decap, proof, counters, own, sources}) {
+        for (AutoCloseable c : new AutoCloseable[] {decap, seen, proof, counters, own, sources}) {
             try {
                 if (c != null) {
                     c.close();
@@ -85,47 +87,76 @@ class KernelProgramsIT {
     }
 
     /**
-     * A routed peer's proof: set by a datagram its kernel encapsulated (UDP checksum 0), cleared by a
-     * checksummed TCP packet (its daemon sent it: its kernel does not encapsulate to us, e.g. an upstream
-     * node or one restarted without the datapath), kept by a checksummed ICMP packet (a kernel that
-     * encapsulates may leave ICMP errors and other odd packets to its daemon... and upstream sends ICMP too).
+     * A routed peer's datagrams decide nothing in the program: it counts what they show in the peer's seen entry and
+     * never writes the proof. An echo reply carrying the nonce in the proof entry counts as the peer's kernel's answer
+     * with UDP checksum 0 and as its daemon's when checksummed; another payload (a guess, a late answer) and a reply
+     * before any probe (nonce 0) as other answers; a checksummed TCP packet as a reason to probe; a TCP packet with UDP
+     * checksum 0 and a checksummed ICMP that is no echo reply as nothing. Each is still decapsulated (it came from the
+     * peer, as far as anyone can tell).
      */
     @Test
-    void aRoutedPeersProofIsSetByItsKernelsDatagramsAndClearedByItsDaemonsTcp() throws Exception {
-        proof.put(be(Ip4Net.parseAddress(PEER)), new byte[4]);
+    void aRoutedPeersDatagramsAreCountedAndNeverWriteItsProof() throws Exception {
+        long nonce = 0x0123_4567_89ab_cdefL;
+        byte[] unset = KernelPath.proofValue(false, 0);
+        proof.put(be(Ip4Net.parseAddress(PEER)), unset);
+        seen.put(be(Ip4Net.parseAddress(PEER)), new byte[ProofEvidence.VALUE_BYTES]);
         ByteBuffer tcp = Packets.ipv4("10.244.2.7", "10.244.1.9", 6, 63, 100);
-        ByteBuffer icmp = Packets.ipv4("10.244.2.7", "10.244.1.9", 1, 63, 100);
 
+        decap.testRun(frame(PEER, NODE, 8285, echoReply(nonce), noop()));
+        assertThat(evidence()).as("an answer before any probe").isEqualTo(new ProofEvidence(0, 0, 0, 1));
+        byte[] probed = KernelPath.proofValue(false, nonce);
+        proof.put(be(Ip4Net.parseAddress(PEER)), probed);
+        BpfProgram.TestRun r = decap.testRun(frame(PEER, NODE, 8285, echoReply(nonce), noop()));
+        assertThat(r.verdict()).as("the answer decapsulated").isEqualTo(TC_ACT_REDIRECT);
+        assertThat(evidence()).as("the answer with UDP checksum 0").isEqualTo(new ProofEvidence(1, 0, 0, 1));
+        decap.testRun(frame(PEER, NODE, 8285, echoReply(nonce), checksummed()));
+        assertThat(evidence()).as("the answer checksummed").isEqualTo(new ProofEvidence(1, 1, 0, 1));
+        decap.testRun(frame(PEER, NODE, 8285, echoReply(nonce ^ 1), noop()));
+        decap.testRun(frame(PEER, NODE, 8285, echoReply(~nonce), checksummed()));
+        assertThat(evidence()).as("two replies with another payload").isEqualTo(new ProofEvidence(1, 1, 0, 3));
         decap.testRun(frame(PEER, NODE, 8285, tcp, noop()));
-        assertThat(proven()).as("after a datagram with UDP checksum 0").isTrue();
-        decap.testRun(frame(PEER, NODE, 8285, icmp, checksummed()));
-        assertThat(proven()).as("after a checksummed ICMP datagram").isTrue();
-        BpfProgram.TestRun r = decap.testRun(frame(PEER, NODE, 8285, tcp, checksummed()));
-        assertThat(proven()).as("after a checksummed TCP datagram").isFalse();
+        decap.testRun(frame(PEER, NODE, 8285, Packets.ipv4("10.244.2.7", "10.244.1.9", 1, 63, 100), checksummed()));
+        assertThat(evidence()).as("TCP with UDP checksum 0, checksummed ICMP that is no reply of ours")
+                .isEqualTo(new ProofEvidence(1, 1, 0, 3));
+        r = decap.testRun(frame(PEER, NODE, 8285, tcp, checksummed()));
         assertThat(r.verdict()).as("still decapsulated: it came from the peer").isEqualTo(TC_ACT_REDIRECT);
-        decap.testRun(frame(PEER, NODE, 8285, icmp, noop()));
-        assertThat(proven()).as("after an ICMP datagram with UDP checksum 0 (the probe's answer)").isTrue();
+        assertThat(evidence()).as("a checksummed TCP packet").isEqualTo(new ProofEvidence(1, 1, 1, 3));
+        assertThat(proof.get(be(Ip4Net.parseAddress(PEER))).orElseThrow()).as("the proof as the daemon wrote it").isEqualTo(probed);
+        assertThat(proven()).isFalse();
+    }
+
+    /** An echo reply of the probe's identifier whose 8-byte payload is {@code nonce} (big-endian, as the probe sends it). */
+    private static ByteBuffer echoReply(long nonce) {
+        ByteBuffer p = Packets.ipv4("10.244.2.0", "10.244.1.0", 1, 64, 16);
+        p.put(20, (byte) 0).put(21, (byte) 0).putShort(24, (short) KernelPrograms.PROBE_ECHO_ID).putShort(26, (short) 1)
+                .putLong(28, nonce);
+        return p;
+    }
+
+    private ProofEvidence evidence() throws Exception {
+        return ProofEvidence.of(seen.get(be(Ip4Net.parseAddress(PEER))).orElseThrow());
     }
 
     /**
-     * Encapsulation only ({@code JFLANNEL_UDP_KERNEL=encap}, and gpe's fallback): the program keeps the
-     * peers' proofs as the full one does, and leaves every datagram, untouched, to the socket.
+     * Encapsulation only ({@code JFLANNEL_UDP_KERNEL=encap}, and gpe's fallback): the program counts what the peers'
+     * datagrams show as the full one does, and leaves every datagram, untouched, to the socket.
      */
     @Test
-    void theEncapOnlyProgramKeepsProofsAndLeavesEveryDatagramToTheSocket() throws Exception {
+    void theEncapOnlyProgramCountsProofEvidenceAndLeavesEveryDatagramToTheSocket() throws Exception {
         try (BpfProgram proofOnly = BpfProgram.loadClassifier("jfl_t_decap_e",
-                KernelPrograms.decap(sources, own, proof, counters, Ip4Net.parseAddress(NODE), 8285, 1, false))) {
-            proof.put(be(Ip4Net.parseAddress(PEER)), new byte[4]);
-            ByteBuffer tcp = Packets.ipv4("10.244.2.7", "10.244.1.9", 6, 63, 1200);
-            byte[] frame = frame(PEER, NODE, 8285, tcp, noop());
+                KernelPrograms.decap(sources, own, proof, seen, counters, Ip4Net.parseAddress(NODE), 8285, 1, false))) {
+            proof.put(be(Ip4Net.parseAddress(PEER)), KernelPath.proofValue(true, 42));
+            seen.put(be(Ip4Net.parseAddress(PEER)), new byte[ProofEvidence.VALUE_BYTES]);
+            byte[] frame = frame(PEER, NODE, 8285, echoReply(42), noop());
 
             BpfProgram.TestRun r = proofOnly.testRun(frame);
 
             assertThat(r.verdict()).as("TCX_NEXT: on to the socket").isEqualTo(KernelPrograms.TCX_NEXT);
             assertThat(r.packet()).as("untouched").isEqualTo(frame);
-            assertThat(proven()).as("after a datagram with UDP checksum 0").isTrue();
+            ByteBuffer tcp = Packets.ipv4("10.244.2.7", "10.244.1.9", 6, 63, 1200);
             assertThat(proofOnly.testRun(frame(PEER, NODE, 8285, tcp, checksummed())).verdict()).isEqualTo(KernelPrograms.TCX_NEXT);
-            assertThat(proven()).as("after a checksummed TCP datagram").isFalse();
+            assertThat(evidence()).isEqualTo(new ProofEvidence(1, 0, 1, 0));
+            assertThat(proven()).as("as the daemon wrote it").isTrue();
             assertThat(count(KernelPrograms.COUNT_DECAP)).as("nothing decapsulated").isZero();
         }
     }
@@ -138,7 +169,7 @@ class KernelProgramsIT {
      */
     @Test
     void theGpeProgramRewritesAPeerKernelsDatagramIntoVxlanGpeAndRefusesTheGpePort() throws Exception {
-        try (BpfProgram gpe = BpfProgram.loadClassifier("jfl_t_decap_g", KernelPrograms.decap(sources, own, proof, counters,
+        try (BpfProgram gpe = BpfProgram.loadClassifier("jfl_t_decap_g", KernelPrograms.decap(sources, own, proof, seen, counters,
                 Ip4Net.parseAddress(NODE), 8285, 1, KernelPrograms.Deliver.GPE, 4790, 0x5a5a5a5a));
                 BpfProgram gate = BpfProgram.loadClassifier("jfl_t_gate", KernelPrograms.gpeGate(counters, 0x5a5a5a5a, 1))) {
             ByteBuffer inner = Packets.ipv4("10.244.2.7", "10.244.1.9", 6, 63, 1200);
@@ -198,7 +229,7 @@ class KernelProgramsIT {
     @Test
     void theTrialProgramRewritesAtMostOneDatagramASecond() throws Exception {
         try (BpfMap trial = BpfMap.create(BpfMap.Type.ARRAY, "jfl_t_trial", 4, 8, 1);
-                BpfProgram gpe = BpfProgram.loadClassifier("jfl_t_decap_t", KernelPrograms.decap(sources, own, proof, counters,
+                BpfProgram gpe = BpfProgram.loadClassifier("jfl_t_decap_t", KernelPrograms.decap(sources, own, proof, seen, counters,
                         Ip4Net.parseAddress(NODE), 8285, 1, KernelPrograms.Deliver.GPE, 4790, 0x5a5a5a5a, trial))) {
             byte[] frame = frame(PEER, NODE, 8285, Packets.ipv4("10.244.2.7", "10.244.1.9", 6, 63, 1200), noop());
 
@@ -213,14 +244,16 @@ class KernelProgramsIT {
     }
 
     @Test
-    void aPeerWithoutAProofEntryGetsNone() throws Exception {
-        decap.testRun(frame(PEER, NODE, 8285, Packets.ipv4("10.244.2.7", "10.244.1.9", 6, 63, 100), noop()));
+    void aPeerWithoutEntriesGetsNone() throws Exception {
+        decap.testRun(frame(PEER, NODE, 8285, Packets.ipv4("10.244.2.7", "10.244.1.9", 6, 63, 100), checksummed()));
+        decap.testRun(frame(PEER, NODE, 8285, echoReply(7), noop()));
 
         assertThat(proof.get(be(Ip4Net.parseAddress(PEER)))).as("only the daemon creates entries, for routed peers").isEmpty();
+        assertThat(seen.get(be(Ip4Net.parseAddress(PEER)))).isEmpty();
     }
 
     private boolean proven() throws Exception {
-        return !Arrays.equals(proof.get(be(Ip4Net.parseAddress(PEER))).orElseThrow(), new byte[4]);
+        return KernelPath.provenValue(proof.get(be(Ip4Net.parseAddress(PEER))).orElseThrow());
     }
 
     private static Consumer<ByteBuffer> checksummed() {

@@ -46,6 +46,7 @@ class UdpKernelPathIT {
             assertThat(na.kernelPeers()).isEqualTo(1);
 
             assertThat(a.exec("ping", "-c", "3", "-W", "2", "-I", "10.244.1.1", "10.244.2.1")).contains("3 received");
+            awaitProofs(na, nb);
             UdpTwoNodesIT.assertTcpStreamArrivesIntact(a, b, "10.244.2.1", 32 << 20);
             UdpTwoNodesIT.assertTcpStreamArrivesIntact(b, a, "10.244.1.1", 32 << 20);
             long[] ka = na.kernelPackets();
@@ -108,8 +109,7 @@ class UdpKernelPathIT {
             b.apply(LeaseEvent.added(Leases.published("10.244.1.0/24", a.subnets.published())));
 
             assertThat(a.exec("ping", "-c", "3", "-W", "2", "-I", "10.244.1.1", "10.244.2.1")).contains("3 received");
-            Wait.until("each kernel proved to the other", Duration.ofSeconds(20),
-                    () -> na.kernelPackets()[KernelPrograms.COUNT_ENCAP] > 0 && nb.kernelPackets()[KernelPrograms.COUNT_ENCAP] > 0);
+            awaitProofs(na, nb);
             UdpTwoNodesIT.assertTcpStreamArrivesIntact(a, b, "10.244.2.1", 32 << 20);
             UdpTwoNodesIT.assertTcpStreamArrivesIntact(b, a, "10.244.1.1", 32 << 20);
             // a UDP datagram from B's stack: its checksum is left partial, and A's packet threads hand it on as such
@@ -165,6 +165,7 @@ class UdpKernelPathIT {
                 a.execAnyExit("ping", "-c", "3", "-i", "0.2", "-W", "1", "-I", "10.244.1.1", "10.244.2.1");
                 return na.kernelGpeConfirmed() && nb.kernelGpeConfirmed();
             });
+            awaitProofs(na, nb);
             UdpTwoNodesIT.assertTcpStreamArrivesIntact(a, b, "10.244.2.1", 32 << 20);
             UdpTwoNodesIT.assertTcpStreamArrivesIntact(b, a, "10.244.1.1", 32 << 20);
             assertUdpDatagramArrives(b, a);
@@ -339,6 +340,17 @@ class UdpKernelPathIT {
             na.close();
             nb.close();
         }
+    }
+
+    /**
+     * Until A's kernel proved B and B's proved A (each answered the other's probe from its kernel), read from the kernels'
+     * proof maps: from then on TCP and UDP go from kernel to kernel.
+     */
+    static void awaitProofs(UdpNetwork na, UdpNetwork nb) throws Exception {
+        java.net.Inet4Address ipA = org.jflannel.core.Ip4Net.toInet(org.jflannel.core.Ip4Net.parseAddress("192.0.2.1"));
+        java.net.Inet4Address ipB = org.jflannel.core.Ip4Net.toInet(org.jflannel.core.Ip4Net.parseAddress("192.0.2.2"));
+        Wait.until("each kernel proved to the other", org.jflannel.testsupport.cluster.Bounds.scaled(Duration.ofSeconds(20)),
+                () -> na.kernelPeerProven(ipB) && nb.kernelPeerProven(ipA));
     }
 
     /** Both nodes' kernel counters and packet-thread counters, read together. */

@@ -60,8 +60,8 @@ class UdpUpstreamInteropIT {
                 a.apply(LeaseEvent.added(Leases.udp("10.244.2.0/24", "192.0.2.2")));
             }
 
-            // B claiming kernel decapsulation also sends as an encapsulating kernel does (UDP checksum 0), which
-            // proves it to our kernel datapath: without that our kernel would send it ICMP only
+            // B claiming kernel decapsulation also sends as an encapsulating kernel does (UDP checksum 0): its answer to our
+            // probe proves it to our kernel datapath; without that our kernel would send it ICMP only
             Process peer = new ProcessBuilder("ip", "netns", "exec", b.name(), "python3", script.toString(),
                     "flannel0", "192.0.2.2", "8285", "192.0.2.1", "8285", "120", viaOurKernel ? "nocheck" : "check")
                     .redirectErrorStream(true).start();
@@ -75,6 +75,10 @@ class UdpUpstreamInteropIT {
                 b.ip("route", "add", "10.244.0.0/16", "dev", "flannel0");
 
                 assertThat(a.exec("ping", "-c", "2", "-W", "2", "-I", "10.244.1.1", "10.244.2.1")).contains("2 received");
+                if (viaOurKernel) { // B's answer to our probe's nonce, with UDP checksum 0, proves it (a pod's ping proves nothing)
+                    org.jflannel.testsupport.cluster.Wait.until("B proven", org.jflannel.testsupport.cluster.Bounds.scaled(
+                            java.time.Duration.ofSeconds(20)), () -> na.kernelPeerProven(Ip4Net.toInet(Ip4Net.parseAddress("192.0.2.2"))));
+                }
                 UdpTwoNodesIT.assertTcpStreamArrivesIntact(a, b, "10.244.2.1", 4 << 20);
                 UdpTwoNodesIT.assertTcpStreamArrivesIntact(b, a, "10.244.1.1", 4 << 20);
 

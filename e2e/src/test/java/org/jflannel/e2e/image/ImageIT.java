@@ -273,6 +273,64 @@ class ImageIT {
         assertThat(present).as("libraries in the bundle").containsAll(needed);
     }
 
+    /**
+     * The ipsec backend's strongSwan (issue 39): charon, its two libraries and exactly the plugins flanneld's
+     * strongswan.conf loads (DaemonSetOnFakeHostsIT.ipsecFromTheImage checks that list against the conf the
+     * daemon writes), and every library they link, transitively (DT_NEEDED, found through charon's RUNPATH
+     * /usr/lib/ipsec or the system's library directory), is in the image; none of strongswan-starter,
+     * swanctl, adduser or perl is. charon starts in the image and says its version.
+     */
+    @Test
+    void strongswanCarriesWhatCharonLinksAndNoMore() throws Exception {
+        Path r = image.rootfs;
+        Path ipsec = r.resolve("usr/lib/ipsec");
+        assertThat(ipsec.resolve("charon")).isExecutable();
+        java.util.Set<String> plugins = new java.util.TreeSet<>();
+        try (var s = Files.list(ipsec.resolve("plugins"))) {
+            s.forEach(p -> plugins.add(p.getFileName().toString().replaceFirst("^libstrongswan-", "").replaceFirst("\\.so$", "")));
+        }
+        assertThat(plugins).containsExactlyInAnyOrder("random", "nonce", "aes", "sha1", "sha2", "hmac", "kdf", "gmp", "openssl", "pem",
+                "pkcs1", "x509", "kernel-netlink", "socket-default", "vici");
+        List<Path> dirs = List.of(ipsec, r.resolve("usr/lib/x86_64-linux-gnu"));
+        java.util.Set<String> missing = new java.util.TreeSet<>();
+        java.util.Set<String> seen = new java.util.TreeSet<>();
+        java.util.Deque<Path> todo = new java.util.ArrayDeque<>();
+        try (var s = Files.walk(ipsec)) {
+            s.filter(p -> Files.isRegularFile(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)).forEach(todo::add);
+        }
+        int bound = 200; // a closure over a few dozen libraries
+        while (!todo.isEmpty() && bound-- > 0) {
+            Path elf = todo.poll();
+            for (String lib : UnpackedImage.neededLibraries(elf)) {
+                if (!seen.add(lib)) {
+                    continue;
+                }
+                java.util.Optional<Path> found = dirs.stream().map(d -> d.resolve(lib)).filter(Files::exists).findFirst();
+                if (found.isPresent()) {
+                    todo.add(found.get().toRealPath()); // Debian's library links are relative: they stay in the image
+                } else {
+                    missing.add(elf.getFileName() + " needs " + lib);
+                }
+            }
+        }
+        assertThat(todo).as("closure bound").isEmpty();
+        System.out.println("strongSwan in the image: plugins " + plugins + ", libraries linked " + seen);
+        assertThat(seen).contains("libstrongswan.so.0", "libcharon.so.0", "libcrypto.so.3", "libgmp.so.10", "libsystemd.so.0");
+        assertThat(missing).as("libraries strongSwan links that the image lacks").isEmpty();
+        // (debconf's scripts were in the base before strongSwan, from ca-certificates; perl is not)
+        for (String absent : List.of("usr/sbin/swanctl", "usr/lib/ipsec/starter", "usr/sbin/ipsec", "etc/ipsec.conf", "usr/sbin/adduser",
+                "usr/bin/perl", "usr/lib/ipsec/libvici.so.0", "etc/strongswan.d", "usr/lib/x86_64-linux-gnu/libssl.so.3")) {
+            assertThat(r.resolve(absent)).as("not in the image: /%s", absent).doesNotExist();
+        }
+        // as flanneld runs it: STRONGSWAN_CONF names a conf of ours (the image has no /etc/strongswan.conf)
+        Path conf = Files.createDirectories(host.resolve("ipsec"));
+        Files.writeString(conf.resolve("strongswan.conf"), "charon {\n}\n");
+        Cmd.Result version = ImageRootfs.run(r, List.of(Bind.of(conf, "/run/flannel/ipsec")),
+                Map.of("STRONGSWAN_CONF", "/run/flannel/ipsec/strongswan.conf"), List.of("/usr/lib/ipsec/charon", "--version"), WITHIN, null);
+        assertThat(version.exitCode()).as(version.stderr()).isZero();
+        assertThat(version.stdout() + version.stderr()).contains("strongSwan 5.9.8");
+    }
+
     @Test
     void iptablesFollowsTheModeTheHostUses() throws Exception {
         String empty = NetnsNames.unique("iptn");

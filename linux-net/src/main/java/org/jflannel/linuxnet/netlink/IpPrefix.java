@@ -65,6 +65,28 @@ public record IpPrefix(InetAddress address, int prefixLength) {
         return new IpPrefix(Inets.of(b), prefixLength);
     }
 
+    /** Whether {@code a} lies in this prefix (false for the other family). */
+    public boolean contains(InetAddress a) {
+        byte[] net = address.getAddress();
+        byte[] ip = a.getAddress();
+        if (net.length != ip.length) {
+            return false;
+        }
+        int bits = prefixLength;
+        for (int i = 0; i < net.length && bits > 0; i++, bits -= 8) {
+            int mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
+            if ((net[i] & mask) != (ip[i] & mask)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether {@code inner} is a strictly smaller prefix inside this one (a peer's subnet in the flannel Network). */
+    public boolean strictlyContains(IpPrefix inner) {
+        return inner.prefixLength > prefixLength && contains(inner.address);
+    }
+
     @Override
     public String toString() {
         return Inets.format(address) + "/" + prefixLength;

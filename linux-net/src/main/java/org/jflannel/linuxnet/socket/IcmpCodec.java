@@ -77,6 +77,17 @@ final class IcmpCodec {
         return sum;
     }
 
+    /** The 16-bit words of {@code b[from, to)} summed (not folded), an odd last byte as the high one of its word. */
+    static long payloadSum(ByteBuffer b, int from, int to) {
+        long sum = 0;
+        for (int i = from; i < to; i += 2) {
+            int hi = b.get(i) & 0xff;
+            int lo = i + 1 < to ? b.get(i + 1) & 0xff : 0;
+            sum += (hi << 8) | lo;
+        }
+        return sum;
+    }
+
     private static void checkLength(int ipLength) {
         if (ipLength < IP_HEADER + ICMP_HEADER || ipLength > 65535) {
             throw new IllegalArgumentException("icmp echo: IP length must be 28..65535, got " + ipLength);

@@ -115,6 +115,39 @@ public final class IcmpSocket implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends one echo request whose payload is {@code payload} (at most 1,024 bytes) instead of the
+     * fixed pattern: a probe whose answer must carry something only its receiver saw (a nonce), as the
+     * echo reply returns the request's payload. Allocates nothing beyond the caller's array.
+     */
+    public void sendEcho(int dst, int id, int seq, byte[] payload) throws NetlinkException {
+        if (payload.length > 1024) {
+            throw new IllegalArgumentException("icmp echo payload: at most 1024 bytes, got " + payload.length);
+        }
+        int len = IcmpCodec.ICMP_HEADER + payload.length;
+        tx.put(IcmpCodec.ICMP_HEADER, payload);
+        try {
+            IcmpCodec.writeEchoRequest(tx, id, seq, len + IcmpCodec.IP_HEADER,
+                    IcmpCodec.payloadSum(tx, IcmpCodec.ICMP_HEADER, len));
+            IcmpCodec.sockaddr(sockaddr, dst);
+            while (true) {
+                try {
+                    LibC.sendto(fd.get(), txAddress, len, LibC.MSG_DONTWAIT, sockaddrAddress, 16);
+                    return;
+                } catch (LastErrorException e) {
+                    if (e.getErrorCode() != Errno.EINTR) {
+                        throw new NetlinkException("sendto", "icmp echo " + IcmpCodec.ip(dst).getHostAddress() + " payload "
+                                + payload.length, e.getErrorCode(), "");
+                    }
+                }
+            }
+        } finally {
+            for (int i = IcmpCodec.ICMP_HEADER; i < len; i++) { // the pattern back, which the other sends' cached sums assume
+                tx.put(i, (byte) i);
+            }
+        }
+    }
+
     /** Waits up to {@code timeoutMillis} for something to read; false on timeout or a signal. */
     public boolean awaitReadable(int timeoutMillis) throws NetlinkException {
         int[] pfd = pollFd;

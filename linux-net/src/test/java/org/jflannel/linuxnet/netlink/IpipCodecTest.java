@@ -77,6 +77,31 @@ class IpipCodecTest {
                 false, 4, 0, false));
     }
 
+    /** NetlinkDecodeFuzzTest's ipip seeds (first byte: the decoder, 0 = RTM_NEWLINK) reach the tunnel attributes. */
+    @Test
+    void theFuzzSeedsDecodeAsIpipLinks() throws Exception {
+        Link flannel = seed("ipip-flannel-newlink");
+        assertThat(flannel.kind()).isEqualTo("ipip");
+        assertThat(flannel.name()).isEqualTo("flannel.ipip");
+        assertThat(flannel.mtu()).isEqualTo(1480);
+        assertThat(flannel.iptun()).isEqualTo(new IptunInfo((Inet4Address) InetAddress.getByName("192.0.2.1"), null, 0, 0, 0,
+                false, 4, 0, false));
+        assertThat(seed("ipip-remote-ttl-tos-newlink").iptun()).isEqualTo(new IptunInfo(
+                (Inet4Address) InetAddress.getByName("192.0.2.1"), (Inet4Address) InetAddress.getByName("198.51.100.7"),
+                0, 64, 10, true, 4, 0, false));
+        assertThat(seed("ipip-external-newlink").iptun().external()).isTrue();
+        assertThat(seed("ipip-mpls-any-proto-newlink").iptun().proto()).isZero();
+    }
+
+    private static Link seed(String name) throws Exception {
+        byte[] in;
+        try (var s = IpipCodecTest.class.getResourceAsStream("NetlinkDecodeFuzzTestInputs/rtnetlinkMessages/" + name)) {
+            in = s.readAllBytes();
+        }
+        ByteBuffer b = ByteBuffer.wrap(in, 1, in.length - 1).slice().order(ByteOrder.nativeOrder());
+        return LinkCodec.decode(b, 0, b.limit());
+    }
+
     @Test
     void otherKindsCarryNoTunnelInfo() {
         assertThat(new Link(3, "eth0", "veth", 1500, null, true, 1, null).iptun()).isNull();

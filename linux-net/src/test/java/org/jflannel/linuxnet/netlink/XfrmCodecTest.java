@@ -93,6 +93,23 @@ class XfrmCodecTest {
     }
 
     @Test
+    void anIpv4MappedAddressInAnIpv6PolicyIsSkippedNotThrown() throws Exception {
+        XfrmPolicy p = new XfrmPolicy(IpPrefix.parse("fd00:2::/64"), IpPrefix.parse("fd00:1::/64"), XfrmPolicy.Dir.OUT, 0,
+                List.of(XfrmPolicy.Tmpl.espTunnel(InetAddress.getByName("2001:db8::2"), InetAddress.getByName("2001:db8::1"), 11)));
+        NlWriter w = NlWriter.heap(1024).begin(XfrmCodec.XFRM_MSG_NEWPOLICY, 0, 1);
+        XfrmCodec.policy(w, p);
+        ByteBuffer b = body(HexFormat.of().formatHex(w.finishBytes()));
+        byte[] mapped = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xff, (byte) 0xff, 10, (byte) 244, 2, 0};
+        ByteBuffer selector = copy(b);
+        selector.put(0, mapped).put(42, (byte) 120); // dst ::ffff:10.244.2.0/120
+        assertThat(XfrmCodec.decode(XfrmCodec.XFRM_MSG_NEWPOLICY, selector, 0, selector.limit())).as("selector").isNull();
+        ByteBuffer tmpl = copy(b);
+        tmpl.put(168 + 4, mapped); // the template's dst
+        assertThat(XfrmCodec.decode(XfrmCodec.XFRM_MSG_NEWPOLICY, tmpl, 0, tmpl.limit())).as("template").isNull();
+        assertThat(XfrmCodec.decode(XfrmCodec.XFRM_MSG_NEWPOLICY, b, 0, b.limit())).as("unchanged").isEqualTo(p);
+    }
+
+    @Test
     void aTruncatedOrForeignTemplateIsLeftOut() throws Exception {
         ByteBuffer b = body(UPDATE_OUT);
         XfrmPolicy cut = XfrmCodec.decode(XfrmCodec.XFRM_MSG_NEWPOLICY, b, 0, b.limit() - 4);

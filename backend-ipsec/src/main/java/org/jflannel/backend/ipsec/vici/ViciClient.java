@@ -165,10 +165,22 @@ public final class ViciClient implements AutoCloseable {
         if (n < 1 || n > ViciCodec.MAX_PACKET) {
             throw new ViciException("vici " + what + ": packet length " + n + " outside 1.." + ViciCodec.MAX_PACKET);
         }
-        ByteBuffer body = ByteBuffer.allocate(n);
-        fill(body, deadline, what);
-        return ViciCodec.decode(body.array());
+        // grown as the bytes arrive (at most twice what came), not sized by the length field alone
+        ByteBuffer body = ByteBuffer.allocate(Math.min(n, FIRST_READ));
+        while (true) {
+            fill(body, deadline, what);
+            if (body.capacity() == n) {
+                return ViciCodec.decode(body.array());
+            }
+            ByteBuffer bigger = ByteBuffer.allocate((int) Math.min(n, 2L * body.capacity()));
+            body.flip();
+            bigger.put(body);
+            body = bigger;
+        }
     }
+
+    /** The first buffer for a packet's body: most of charon's answers fit. */
+    private static final int FIRST_READ = 4096;
 
     private void fill(ByteBuffer b, long deadline, String what) throws IOException {
         while (b.hasRemaining()) {

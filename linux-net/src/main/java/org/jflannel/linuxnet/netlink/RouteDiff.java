@@ -1,4 +1,4 @@
-package org.jflannel.backend.ipip;
+package org.jflannel.linuxnet.netlink;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -6,24 +6,24 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
-import org.jflannel.linuxnet.netlink.IpPrefix;
-import org.jflannel.linuxnet.netlink.Route;
 
 /**
- * Pure: the routes the leases want against a dump of the main table. A wanted route is present when a
- * route with its destination, gateway, device and onlink flag is there, unicast in the main table. A
- * stray is a route {@link OwnedRoutes} calls ours that no lease wants.
+ * Pure: the routes a routed backend (host-gw, ipip) wants against a dump of a table. A wanted route is
+ * present when a route with its destination, gateway, device, table, type and onlink flag is there
+ * (upstream's {@code routeEqual} compares destination, gateway and device). A stray is a dumped route the
+ * backend's predicate calls its own (what it would have written) that no wanted route matches: left by a
+ * peer that vanished while the daemon was down. Shared by the routed backends; linux-net uses none of it.
  */
-record RouteDiff(List<Route> missing, List<Route> strays) {
+public record RouteDiff(List<Route> missing, List<Route> strays) {
 
-    RouteDiff {
+    public RouteDiff {
         missing = List.copyOf(missing);
         strays = List.copyOf(strays);
     }
 
     /** @param withStrays false until the first complete lease list is known: nothing is a stray yet */
-    static RouteDiff of(Collection<Route> wanted, List<Route> dumped, Predicate<Route> ours, boolean withStrays) {
-        Map<IpPrefix, List<Route>> byDst = new HashMap<>();
+    public static RouteDiff of(Collection<Route> wanted, List<Route> dumped, Predicate<Route> ours, boolean withStrays) {
+        Map<IpPrefix, List<Route>> byDst = new HashMap<>(); // indexed once: thousands of peers
         for (Route r : dumped) {
             if (r.dst() != null) {
                 byDst.computeIfAbsent(r.dst(), k -> new ArrayList<>(1)).add(r);
@@ -51,7 +51,7 @@ record RouteDiff(List<Route> missing, List<Route> strays) {
         return new RouteDiff(missing, strays);
     }
 
-    static boolean same(Route have, Route want) {
+    public static boolean same(Route have, Route want) {
         return want.dst().equals(have.dst()) && want.gateway().equals(have.gateway())
                 && have.linkIndex() == want.linkIndex() && have.table() == want.table() && have.type() == want.type()
                 && have.onlink() == want.onlink();
