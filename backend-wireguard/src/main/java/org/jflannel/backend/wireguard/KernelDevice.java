@@ -1,10 +1,7 @@
 package org.jflannel.backend.wireguard;
 
-import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.DatagramChannel;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -34,30 +31,38 @@ import org.slf4j.LoggerFactory;
  * upstream does when it stops.
  *
  * <p>A restart therefore makes a new device without sessions, while each peer's kernel still holds one
- * with the old device and sends on it (dropped here) until its own timers initiate again, ~15 s later.
- * So a peer new to this device gets one datagram through the device at once ({@link #nudge}: a byte to the
- * discard port of its allowed IPs' first address, upstream's address of the peer's device): with no session
- * the kernel holds the packet and initiates a handshake, which moves the peer to a new session.
+ * with the old device and sends on it (dropped here) until its own timers initiate again, ~15 s later
+ * (KEEPALIVE_TIMEOUT + REKEY_TIMEOUT after its first unanswered packet; 13.0 s measured in the kernel VM,
+ * {@code EtcdWireguardKernelRestartInVm}). So a peer new to this device is nudged ({@link #nudge}): it is
+ * added with a persistent keepalive of 1 s, and the kernel, turning a keepalive on for a peer that had none
+ * ({@code set_peer} in {@code drivers/net/wireguard/netlink.c}), stages a keepalive at once; with no session
+ * that starts a handshake, and the keepalive, sent when it completes, confirms the session to the peer, which
+ * moves to it. A second request then sets the configured keepalive (0: off). Where a keepalive is configured,
+ * adding the peer starts the handshake by itself.
+ *
+ * <p>Why not a datagram: the first nudge sent one byte through the device to the discard port of the peer's
+ * first allowed IP, which the kernel should hold while it initiates. Tested in the kernel VM it started no
+ * handshake: the peer's pod answered 15.05 s after the restarted node's subnet.env, the peer's own timers
+ * (the cause not pinned down there: no daemon log came out of that run). The keepalive needs no route, no
+ * socket and no address on the device, and does what {@code wg set … persistent-keepalive} does.
  */
 final class KernelDevice implements PeerTable, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KernelDevice.class);
     private static final int ENODEV = 19;
 
-    private static final int DISCARD_PORT = 9;
+    /** The keepalive a new peer is added with, for the one request before its configured one (0) is set. */
+    private static final int NUDGE_KEEPALIVE_SECONDS = 1;
 
     private final String name;
     /** Both opened where the device was made: later requests reach its namespace from any thread. */
     private final RtNetlink rtnl;
     private final WireguardNetlink genl;
-    /** Opened where the device was made too, so its datagrams take that namespace's routes (through the device). */
-    private final DatagramChannel nudges;
     private final Set<String> keys = new HashSet<>();
 
-    private KernelDevice(String name, RtNetlink rtnl, WireguardNetlink genl, DatagramChannel nudges) {
+    private KernelDevice(String name, RtNetlink rtnl, WireguardNetlink genl) {
         this.name = name;
         this.rtnl = rtnl;
         this.genl = genl;
-        this.nudges = nudges;
     }
 
     /**
@@ -70,18 +75,23 @@ final class KernelDevice implements PeerTable, AutoCloseable {
         // nothing has been touched (no device of that name deleted)
         WireguardNetlink genl = WireguardNetlink.open();
         RtNetlink nl = null;
-        DatagramChannel nudges = null;
         try {
-            nudges = openNudges(spec.name());
             nl = RtNetlink.open();
-            nl.deleteLink(spec.name()); // upstream removes a device of that name first (a restart's leftover)
+            // upstream removes a device of that name first: a leftover of a run that could not delete it (SIGKILL),
+            // whose sessions the peers still use; said in one line, since the peers' traffic stops here until they rekey
+            java.util.Optional<Link> leftover = nl.link(spec.name());
+            if (leftover.isPresent()) {
+                nl.deleteLink(spec.name());
+                LOG.info("wireguard kernel device leftover deleted dev={} index={} kind={}", spec.name(), leftover.get().index(),
+                        leftover.get().kind());
+            }
             nl.createWireguard(spec.name());
             try {
                 Link link = nl.link(spec.name()).orElseThrow(() ->
                         new NetlinkException("RTM_GETLINK", spec.name(), ENODEV, "wireguard device vanished after creation"));
                 nl.setMtu(link.index(), mtu);
                 genl.setDevice(spec.name(), privateKey, spec.port(), WireguardGenl.WGDEVICE_F_REPLACE_PEERS, List.of());
-                return new KernelDevice(spec.name(), nl, genl, nudges);
+                return new KernelDevice(spec.name(), nl, genl);
             } catch (NetlinkException | RuntimeException e) {
                 nl.deleteLink(spec.name());
                 throw e;
@@ -90,27 +100,8 @@ final class KernelDevice implements PeerTable, AutoCloseable {
             if (nl != null) {
                 nl.close();
             }
-            closeQuietly(nudges);
             genl.close();
             throw e;
-        }
-    }
-
-    private static DatagramChannel openNudges(String dev) throws NetlinkException {
-        try {
-            return DatagramChannel.open();
-        } catch (IOException e) {
-            throw new NetlinkException("socket(AF_INET, SOCK_DGRAM)", dev, 0, e.getMessage());
-        }
-    }
-
-    private static void closeQuietly(DatagramChannel c) {
-        if (c != null) {
-            try {
-                c.close();
-            } catch (IOException e) {
-                LOG.debug("wireguard nudge socket close failed error={}", e.getMessage());
-            }
         }
     }
 
@@ -137,24 +128,24 @@ final class KernelDevice implements PeerTable, AutoCloseable {
     public synchronized void setPeer(byte[] publicKey, byte[] psk, Endpoint endpoint, List<AllowedIp> allowedIps,
             int keepaliveSeconds) throws NetlinkException {
         List<IpPrefix> ips = allowedIps.stream().map(KernelDevice::prefix).toList();
+        String key = java.util.Base64.getEncoder().encodeToString(publicKey);
+        boolean nudge = !keys.contains(key) && keepaliveSeconds == 0;
         genl.setDevice(name, null, 0, 0, List.of(new WireguardGenl.PeerSpec(publicKey, psk, address(endpoint), endpoint.port(),
-                keepaliveSeconds, ips, WireguardGenl.WGPEER_F_REPLACE_ALLOWEDIPS)));
-        if (keys.add(java.util.Base64.getEncoder().encodeToString(publicKey)) && !ips.isEmpty()) {
-            nudge(ips.stream().filter(ip -> ip.address().getAddress().length == 4).findFirst().orElse(ips.get(0)), publicKey);
+                nudge ? NUDGE_KEEPALIVE_SECONDS : keepaliveSeconds, ips, WireguardGenl.WGPEER_F_REPLACE_ALLOWEDIPS)));
+        keys.add(key);
+        if (nudge) {
+            nudge(publicKey, psk, endpoint, ips);
         }
     }
 
-    /** One byte to {@code to}'s first address through the device: the kernel, with no session for it, initiates a handshake. */
-    private void nudge(IpPrefix to, byte[] publicKey) {
-        try {
-            nudges.send(ByteBuffer.wrap(new byte[] {0}), new InetSocketAddress(to.address(), DISCARD_PORT));
-            LOG.debug("wireguard handshake nudged dev={} publicKey={} to={}", name,
-                    java.util.Base64.getEncoder().encodeToString(publicKey), to.address().getHostAddress());
-        } catch (IOException e) {
-            // the peer's own timers still bring the session up, 15 s later
-            LOG.warn("wireguard handshake nudge failed dev={} publicKey={} to={} error={}", name,
-                    java.util.Base64.getEncoder().encodeToString(publicKey), to.address().getHostAddress(), e.getMessage());
-        }
+    /**
+     * The peer was just added with a keepalive, which made the kernel stage one and initiate a handshake (see the
+     * class comment); now its configured keepalive, off. The staged keepalive and the handshake stay.
+     */
+    private void nudge(byte[] publicKey, byte[] psk, Endpoint endpoint, List<IpPrefix> ips) throws NetlinkException {
+        genl.setDevice(name, null, 0, 0, List.of(new WireguardGenl.PeerSpec(publicKey, psk, address(endpoint), endpoint.port(), 0, ips,
+                WireguardGenl.WGPEER_F_REPLACE_ALLOWEDIPS)));
+        LOG.debug("wireguard handshake nudged dev={} publicKey={}", name, java.util.Base64.getEncoder().encodeToString(publicKey));
     }
 
     @Override
@@ -193,7 +184,6 @@ final class KernelDevice implements PeerTable, AutoCloseable {
     @Override
     public void close() {
         genl.close();
-        closeQuietly(nudges);
         try {
             rtnl.deleteLink(name);
             LOG.info("wireguard kernel device deleted dev={}", name);
