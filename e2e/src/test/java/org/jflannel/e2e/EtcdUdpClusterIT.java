@@ -2,8 +2,6 @@ package org.jflannel.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.DatagramPacket;
-import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -19,6 +17,7 @@ import org.jflannel.linuxnet.netns.NetNs;
 import org.jflannel.testsupport.cluster.Bounds;
 import org.jflannel.testsupport.cluster.ClusterNames;
 import org.jflannel.testsupport.cluster.Cmd;
+import org.jflannel.testsupport.cluster.Datagrams;
 import org.jflannel.testsupport.cluster.ClusterNode;
 import org.jflannel.testsupport.cluster.ClusterOptions;
 import org.jflannel.testsupport.cluster.ClusterPerClass;
@@ -122,14 +121,14 @@ class EtcdUdpClusterIT {
                     Files.exists(pcap.resolveSibling("hostile-to-pod.log"))
                     && Files.readString(pcap.resolveSibling("hostile-to-pod.log")).contains("listening on"));
             ns.call(() -> {
-                sendPaced(new InetSocketAddress(stranger, 0), to, fromStranger);
-                sendPaced(new InetSocketAddress(n2.publicIp(), 0), to, mismatched);
-                sendPaced(new InetSocketAddress(n2.publicIp(), 0), to, malformed);
+                Datagrams.sendPaced(new InetSocketAddress(stranger, 0), to, fromStranger);
+                Datagrams.sendPaced(new InetSocketAddress(n2.publicIp(), 0), to, mismatched);
+                Datagrams.sendPaced(new InetSocketAddress(n2.publicIp(), 0), to, malformed);
                 return null;
             });
             int sent = fromStranger.size() + mismatched.size() + malformed.size();
             Wait.until("node1 counted the " + sent + " hostile datagrams", Bounds.scaled(Duration.ofSeconds(20)), () ->
-                    sum(udpDrops(n1, reasons)) - sum(before) >= sent - (n1.udpSnmp().rcvbufErrors() - rcvbufBefore));
+                    Datagrams.sum(udpDrops(n1, reasons)) - Datagrams.sum(before) >= sent - (n1.udpSnmp().rcvbufErrors() - rcvbufBefore));
             double[] after = udpDrops(n1, reasons);
             for (int i = 0; i < reasons.length; i++) {
                 System.out.println("node1 dropped " + reasons[i] + ": " + (after[i] - before[i]));
@@ -178,26 +177,7 @@ class EtcdUdpClusterIT {
         return out;
     }
 
-    private static double sum(double[] v) {
-        double s = 0;
-        for (double x : v) {
-            s += x;
-        }
-        return s;
-    }
 
-    /** Sends each message once from {@code from}, 50 at a time with a pause (a load loop's pacing, not a wait). */
-    private static void sendPaced(InetSocketAddress from, InetSocketAddress to, List<byte[]> messages) throws Exception {
-        try (DatagramSocket s = new DatagramSocket(from)) {
-            for (int i = 0; i < messages.size(); i++) {
-                byte[] m = messages.get(i);
-                s.send(new DatagramPacket(m, m.length, to));
-                if (i % 50 == 49) {
-                    Thread.sleep(20);
-                }
-            }
-        }
-    }
 
     @Test
     @Order(4)

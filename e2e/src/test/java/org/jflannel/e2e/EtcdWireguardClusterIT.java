@@ -21,6 +21,7 @@ import org.jflannel.testsupport.cluster.ClusterNode;
 import org.jflannel.testsupport.cluster.ClusterOptions;
 import org.jflannel.testsupport.cluster.ClusterPerClass;
 import org.jflannel.testsupport.cluster.Cmd;
+import org.jflannel.testsupport.cluster.Datagrams;
 import org.jflannel.testsupport.cluster.FlannelEntries;
 import org.jflannel.testsupport.cluster.NetnsCluster;
 import org.jflannel.testsupport.cluster.NodeLease;
@@ -301,14 +302,14 @@ class EtcdWireguardClusterIT {
             try (Capture out = Capture.start(n1.namespace(), ClusterNames.NODE_IFACE,
                     "udp and dst host " + stranger + " and greater 200", n1.dir().resolve("to-stranger.pcap"))) {
                 ns.call(() -> {
-                    sendPaced(new InetSocketAddress(stranger, 0), to, garbage);
-                    sendPaced(new InetSocketAddress(stranger, 0), to, recorded);
-                    sendPaced(new InetSocketAddress(n2.publicIp(), 0), to, recorded);
+                    Datagrams.sendPaced(new InetSocketAddress(stranger, 0), to, garbage);
+                    Datagrams.sendPaced(new InetSocketAddress(stranger, 0), to, recorded);
+                    Datagrams.sendPaced(new InetSocketAddress(n2.publicIp(), 0), to, recorded);
                     return null;
                 });
                 int sent = garbage.size() + 2 * recorded.size();
                 Wait.until("node1 counted the " + sent + " hostile datagrams", Bounds.scaled(Duration.ofSeconds(20)), () ->
-                        sum(dropCounts(n1, kinds)) - sum(before) >= sent - (n1.udpSnmp().rcvbufErrors() - rcvbufBefore));
+                        Datagrams.sum(dropCounts(n1, kinds)) - Datagrams.sum(before) >= sent - (n1.udpSnmp().rcvbufErrors() - rcvbufBefore));
                 double[] after = dropCounts(n1, kinds);
                 for (int i = 0; i < kinds.length; i++) {
                     System.out.println("node1 dropped " + kinds[i] + ": " + (after[i] - before[i]));
@@ -342,26 +343,7 @@ class EtcdWireguardClusterIT {
         return out;
     }
 
-    private static double sum(double[] v) {
-        double s = 0;
-        for (double x : v) {
-            s += x;
-        }
-        return s;
-    }
 
-    /** Sends each message once from {@code from}, 50 at a time with a pause: a burst past the receive buffer would be the kernel's drop, not node1's. */
-    private static void sendPaced(InetSocketAddress from, InetSocketAddress to, List<byte[]> messages) throws Exception {
-        try (java.net.DatagramSocket s = new java.net.DatagramSocket(from)) {
-            for (int i = 0; i < messages.size(); i++) {
-                byte[] m = messages.get(i);
-                s.send(new java.net.DatagramPacket(m, m.length, to));
-                if (i % 50 == 49) {
-                    Thread.sleep(20); // pacing of a load loop, not a wait for a result
-                }
-            }
-        }
-    }
 
     /** The UDP payloads of IPv4 frames in a tcpdump file of an Ethernet device (link type 1). */
     private static List<byte[]> udpPayloads(Path pcap) throws Exception {
