@@ -16,12 +16,13 @@ import org.jflannel.testsupport.cluster.ClusterOptions.Mode;
  */
 public final class Demo {
     static final String USAGE = """
-            usage: bin/demo [--nodes N] [--mode etcd|kube] [--backend vxlan|udp|host-gw|wireguard|ipip] [--dual-stack] [--network-policy] [--keep]
+            usage: bin/demo [--nodes N] [--mode etcd|kube] [--backend vxlan|udp|host-gw|wireguard|ipip|ipsec] [--dual-stack] [--network-policy] [--keep]
               --nodes N     nodes (network namespaces), default 3, at most %d
               --mode M      lease source: etcd (a real etcd, default) or kube (Kubernetes mock API server)
               --backend B   data plane: vxlan (default), udp, host-gw (routes only: the nodes share one L2)
                             or wireguard (encrypted; userspace WireGuard on flannel-wg)
                             or ipip (IPv4-in-IPv4 on flannel.ipip; needs the kernel's ipip module)
+                            or ipsec (ESP between the nodes, keyed by strongSwan's charon; needs the kernel's esp4)
               --dual-stack  IPv4 and IPv6: EnableIPv6 with IPv6Network %s, a ULA underlay beside
                             the IPv4 one, pods with both families, a ping matrix of each (not with udp)
               --network-policy  (with --mode kube) flanneld enforces NetworkPolicy: the pods are published as Pod
@@ -63,28 +64,28 @@ public final class Demo {
 
     /** The daemon carries only the backends its module depends on; say so instead of failing later. */
     static void requireBackendSupported(ClusterOptions options) {
-        if (options.backend().equals("vxlan")) {
+        if (options.backendType().equals("vxlan")) {
             return;
         }
         Path pom = options.projectRoot().resolve("flanneld/pom.xml");
         try {
-            if (Files.readString(pom).contains("<artifactId>backend-" + options.backend().replace("-", "") + "</artifactId>")) {
+            if (Files.readString(pom).contains("<artifactId>backend-" + options.backendType().replace("-", "") + "</artifactId>")) {
                 return;
             }
         } catch (java.io.IOException e) {
-            throw new IllegalArgumentException("--backend " + options.backend() + ": cannot read " + pom + ": " + e);
+            throw new IllegalArgumentException("--backend " + options.backendType() + ": cannot read " + pom + ": " + e);
         }
-        throw new IllegalArgumentException("--backend " + options.backend() + ": this flanneld build does not "
-                + "include that backend yet (flanneld/pom.xml has no backend-" + options.backend().replace("-", "") + " dependency); use vxlan");
+        throw new IllegalArgumentException("--backend " + options.backendType() + ": this flanneld build does not "
+                + "include that backend yet (flanneld/pom.xml has no backend-" + options.backendType().replace("-", "") + " dependency); use vxlan");
     }
 
     /** The kernel must have what the backend needs (ipip: the ipip module); say which feature is missing. */
     static void requireKernelFeature(ClusterOptions options) {
         java.util.Optional<String> missing;
         try {
-            missing = KernelFeatures.missingFor(options.backend());
+            missing = KernelFeatures.missingFor(options.backendType());
         } catch (Exception e) {
-            throw new IllegalArgumentException("--backend " + options.backend() + ": cannot ask the kernel: " + e.getMessage(), e);
+            throw new IllegalArgumentException("--backend " + options.backendType() + ": cannot ask the kernel: " + e.getMessage(), e);
         }
         missing.ifPresent(m -> {
             throw new IllegalArgumentException(m);
@@ -100,6 +101,14 @@ public final class Demo {
             return 1;
         }
         try {
+            if (options.backendType().equals("ipsec")) {
+                // upstream's ipsec backend adds no routes: a node reaches the other pod subnets by its default route,
+                // which the XFRM policies divert into the tunnel; the demo's nodes have none of their own
+                for (ClusterNode n : cluster.nodes()) {
+                    Cmd.run(java.time.Duration.ofSeconds(10), List.of("ip", "-n", n.namespace(), "route", "replace", "default",
+                            "via", ClusterNames.fabricIp())).orThrow();
+                }
+            }
             printLeases(cluster);
             out.println();
             out.println("Pod-to-pod ping matrix (ping -c 1 -W 2 from each pod's namespace):");
@@ -151,13 +160,13 @@ public final class Demo {
         out.println();
         out.println("The cluster stays up until Ctrl-C. Explore it (as root):");
         out.println("  ip netns list | grep " + cluster.names().prefix() + "        # this run's namespaces");
-        if (cluster.options().backend().equals("host-gw")) {
+        if (cluster.options().backendType().equals("host-gw")) {
             out.println("  ip -n " + n1.namespace() + " route show dev eth0       # a route per peer via its address, on " + n1.name());
-        } else if (cluster.options().backend().equals("ipip")) {
+        } else if (cluster.options().backendType().equals("ipip")) {
             out.println("  ip -n " + n1.namespace() + " -d link show flannel.ipip; ip -n " + n1.namespace()
                     + " route show dev flannel.ipip   # the tunnel and a route per peer on " + n1.name());
             out.println("  ip netns exec " + n1.namespace() + " tcpdump -ni eth0 ip proto 4   # IPv4-in-IPv4 on the wire");
-        } else if (cluster.options().backend().equals("wireguard")) {
+        } else if (cluster.options().backendType().equals("wireguard")) {
             out.println("  ip -n " + n1.namespace() + " addr show flannel-wg; ip -n " + n1.namespace()
                     + " route   # the TUN of the userspace WireGuard on " + n1.name());
             out.println("  ip netns exec " + n1.namespace() + " tcpdump -ni eth0 udp port 51820   # only ciphertext on the wire");

@@ -67,8 +67,13 @@ record DemoArgs(ClusterOptions options, boolean keep, boolean help, boolean netw
     }
 
     private static String backend(String v) {
+        if (v.equals("ipsec")) { // upstream's backend needs a pre-shared key of at least 96 characters: a fresh one per demo
+            byte[] key = new byte[48];
+            new java.security.SecureRandom().nextBytes(key);
+            return "{\"Type\":\"ipsec\",\"PSK\":\"" + java.util.HexFormat.of().formatHex(key) + "\"}";
+        }
         if (!v.equals("vxlan") && !v.equals("udp") && !v.equals("host-gw") && !v.equals("wireguard") && !v.equals("ipip")) {
-            throw new IllegalArgumentException("--backend: expected vxlan, udp, host-gw, wireguard or ipip, got \"" + v + "\"");
+            throw new IllegalArgumentException("--backend: expected vxlan, udp, host-gw, wireguard, ipip or ipsec, got \"" + v + "\"");
         }
         return v;
     }

@@ -93,12 +93,22 @@ class HarnessParsingTest {
                 ? java.util.Map.of("FLANNELD_NETWORK_POLICY", "true") : java.util.Map.of());
     }
 
+    @Test
+    void demoIpsecGetsAFreshPreSharedKeyOfUpstreamsLength() throws Exception {
+        ClusterOptions first = DemoArgs.parse(List.of("--backend", "ipsec")).options();
+        ClusterOptions second = DemoArgs.parse(List.of("--backend", "ipsec")).options();
+        assertThat(first.backendType()).isEqualTo("ipsec");
+        String psk = new com.fasterxml.jackson.databind.ObjectMapper().readTree(first.backend()).path("PSK").asText();
+        assertThat(psk).as("upstream refuses a PSK under 96 characters").hasSizeGreaterThanOrEqualTo(96);
+        assertThat(second.backend()).as("a fresh key per demo").isNotEqualTo(first.backend());
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
         "too many nodes  | --nodes 51      | --nodes: expected 1..50, got 51",
         "not a number    | --nodes three   | --nodes: expected a number, got \"three\"",
         "bad mode        | --mode consul   | --mode: expected etcd or kube, got \"consul\"",
-        "bad backend     | --backend gre   | --backend: expected vxlan, udp, host-gw, wireguard or ipip, got \"gre\"",
+        "bad backend     | --backend gre   | --backend: expected vxlan, udp, host-gw, wireguard, ipip or ipsec, got \"gre\"",
         "missing value   | --nodes         | --nodes: missing value",
         "unknown option  | --fast          | unknown option: --fast",
         "udp dual stack  | --backend udp --dual-stack | --dual-stack: the udp backend is IPv4 only",

@@ -23,4 +23,15 @@ class KernelFeaturesIT {
                 .startsWith("--backend ipip: this kernel has no IPv4-in-IPv4 tunnels (kernel module ipip")
                 .contains("EOPNOTSUPP"));
     }
+
+    @Test
+    void ipsecOnAKernelWithoutEspNamesTheModule() throws Exception {
+        NetnsPrivilege.require();
+        assumeTrue(!Files.exists(Path.of("/sys/module/esp4")), "this kernel has esp4");
+        assumeTrue(Files.isExecutable(Path.of("/usr/lib/ipsec/charon")), "no Debian charon here (bin/setup installs it)");
+
+        assertThat(KernelFeatures.missingFor("ipsec")).hasValueSatisfying(m -> assertThat(m)
+                .startsWith("--backend ipsec: this kernel has no ESP with AES-GCM (kernel modules esp4")
+                .contains("ip xfrm state add: "));
+    }
 }
