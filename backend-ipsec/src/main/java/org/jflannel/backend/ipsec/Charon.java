@@ -268,9 +268,11 @@ public final class Charon implements AutoCloseable {
         if (p == null || !p.isAlive()) {
             return;
         }
-        p.destroy(); // SIGTERM to its PID
+        // SIGTERM to its PID through its handle: Process.destroy() would also close charon's output pipe at once, and
+        // what charon writes while it shuts down ("SIGTERM received, shutting down") would be lost to its log
+        p.toHandle().destroy();
         if (!p.waitFor(STOP_GRACE.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
-            p.destroyForcibly();
+            p.toHandle().destroyForcibly();
             p.waitFor(STOP_GRACE.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
         }
     }
@@ -279,6 +281,7 @@ public final class Charon implements AutoCloseable {
     @Override
     public void close() {
         Process p;
+        CharonOutput out;
         synchronized (this) {
             if (closed) {
                 return;
@@ -286,9 +289,13 @@ public final class Charon implements AutoCloseable {
             closed = true;
             notifyAll();
             p = process;
+            out = output;
         }
         try {
             stopQuietly(p);
+            if (out != null) {
+                out.awaitEnd(Duration.ofSeconds(2)); // its last lines in its log before close() returns
+            }
             if (watcher.isAlive()) {
                 watcher.join(STOP_GRACE.toMillis());
             }
