@@ -101,6 +101,11 @@ public final class IcmpSocket implements AutoCloseable {
     /** As {@link #sendEcho(Inet4Address, int, int, int)} to {@code dst} as an int ({@link #address}): allocates nothing. */
     public void sendEcho(int dst, int id, int seq, int ipLength) throws NetlinkException {
         int len = IcmpCodec.writeEchoRequest(tx, id, seq, ipLength, payloadSums.of(ipLength - IcmpCodec.IP_HEADER));
+        send(dst, len, " len ", ipLength);
+    }
+
+    /** sendto(2) of the {@code len} bytes in {@code tx} to {@code dst}, again on EINTR; {@code what} and {@code n} name it in an error. */
+    private void send(int dst, int len, String what, int n) throws NetlinkException {
         IcmpCodec.sockaddr(sockaddr, dst);
         while (true) {
             try {
@@ -108,7 +113,7 @@ public final class IcmpSocket implements AutoCloseable {
                 return;
             } catch (LastErrorException e) {
                 if (e.getErrorCode() != Errno.EINTR) {
-                    throw new NetlinkException("sendto", "icmp echo " + IcmpCodec.ip(dst).getHostAddress() + " len " + ipLength,
+                    throw new NetlinkException("sendto", "icmp echo " + IcmpCodec.ip(dst).getHostAddress() + what + n,
                             e.getErrorCode(), "");
                 }
             }
@@ -129,18 +134,7 @@ public final class IcmpSocket implements AutoCloseable {
         try {
             IcmpCodec.writeEchoRequest(tx, id, seq, len + IcmpCodec.IP_HEADER,
                     IcmpCodec.payloadSum(tx, IcmpCodec.ICMP_HEADER, len));
-            IcmpCodec.sockaddr(sockaddr, dst);
-            while (true) {
-                try {
-                    LibC.sendto(fd.get(), txAddress, len, LibC.MSG_DONTWAIT, sockaddrAddress, 16);
-                    return;
-                } catch (LastErrorException e) {
-                    if (e.getErrorCode() != Errno.EINTR) {
-                        throw new NetlinkException("sendto", "icmp echo " + IcmpCodec.ip(dst).getHostAddress() + " payload "
-                                + payload.length, e.getErrorCode(), "");
-                    }
-                }
-            }
+            send(dst, len, " payload ", payload.length);
         } finally {
             for (int i = IcmpCodec.ICMP_HEADER; i < len; i++) { // the pattern back, which the other sends' cached sums assume
                 tx.put(i, (byte) i);
