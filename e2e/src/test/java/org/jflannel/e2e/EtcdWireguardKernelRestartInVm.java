@@ -122,7 +122,8 @@ class EtcdWireguardKernelRestartInVm {
             n1.start();
             n1.awaitReady();
             double ready = subnetEnvWritten(n1);
-            double answered = in.awaitReply("node1's pod answering again after the SIGTERM restart", BOUND.plusSeconds(30), ready);
+            double answered = explained(() -> in.awaitReply("node1's pod answering again after the SIGTERM restart",
+                    BOUND.plusSeconds(30), ready), in);
             System.out.printf("restart figure sigterm %s<-%s %.2f s (subnet.env -> first echo)%n", n1.name(), cluster.node(2).name(),
                     answered - ready);
             printHandshakes(n1);
@@ -157,8 +158,10 @@ class EtcdWireguardKernelRestartInVm {
             double ready = subnetEnvWritten(n1);
             assertThat(n1.wireguardDevice().link().index()).as("flannel-wg made anew").isNotEqualTo(before);
             assertThat(n1.logSinceStart()).contains("wireguard kernel device leftover deleted dev=flannel-wg index=" + before);
-            double inAnswered = in.awaitReply("node1's pod answering node2's again after the SIGKILL restart", BOUND.plusSeconds(30), ready);
-            double outAnswered = out.awaitReply("node2's pod answering node1's again after the SIGKILL restart", BOUND.plusSeconds(30), ready);
+            double inAnswered = explained(() -> in.awaitReply("node1's pod answering node2's again after the SIGKILL restart",
+                    BOUND.plusSeconds(30), ready), in, out);
+            double outAnswered = explained(() -> out.awaitReply("node2's pod answering node1's again after the SIGKILL restart",
+                    BOUND.plusSeconds(30), ready), in, out);
             System.out.printf("restart figure sigkill %s<-%s %.2f s, %s->%s %.2f s (subnet.env -> first echo)%n", n1.name(),
                     cluster.node(2).name(), inAnswered - ready, n1.name(), cluster.node(2).name(), outAnswered - ready);
             printHandshakes(n1);
@@ -186,12 +189,47 @@ class EtcdWireguardKernelRestartInVm {
             n1.awaitReady();
             double ready = subnetEnvWritten(n1);
             assertThat(Files.readString(n1.dir().resolve("wgkey"))).as("a new key").isNotEqualTo(key);
-            double answered = in.awaitReply("node1's pod answering again under its new key", BOUND.plusSeconds(30), ready);
+            double answered = explained(() -> in.awaitReply("node1's pod answering again under its new key", BOUND.plusSeconds(30),
+                    ready), in);
             System.out.printf("restart figure new-key %s<-%s %.2f s (subnet.env -> first echo)%n", n1.name(), cluster.node(2).name(),
                     answered - ready);
             printHandshakes(cluster.node(2));
             assertThat(answered - ready).as("seconds from node1's subnet.env to the first echo (bound %s)", BOUND)
                     .isLessThan(BOUND.toMillis() / 1000.0);
+        }
+    }
+
+    interface Awaited {
+        double get() throws Exception;
+    }
+
+    /**
+     * A wait that, when it fails, first prints what the VM would otherwise take with it: both kernels' WireGuard
+     * state, routes and conntrack entries, the pings' last lines and the restarted daemon's log.
+     */
+    private double explained(Awaited wait, Pinger... pingers) throws Exception {
+        try {
+            return wait.get();
+        } catch (Exception | AssertionError e) {
+            System.out.println("diagnostics at " + System.currentTimeMillis() / 1000.0 + " for: " + e.getMessage());
+            for (ClusterNode n : cluster.nodes()) {
+                for (List<String> cmd : List.of(List.of("wg", "show", "flannel-wg", "dump"), List.of("ip", "-d", "link", "show", "flannel-wg"),
+                        List.of("ip", "route"), List.of("ip", "neigh"), List.of("conntrack", "-L"), List.of("nstat", "-az", "Udp*", "Icmp*"))) {
+                    List<String> full = new ArrayList<>(List.of("ip", "netns", "exec", n.namespace()));
+                    full.addAll(cmd);
+                    try {
+                        var r = Cmd.run(Bounds.scaled(Duration.ofSeconds(20)), full);
+                        System.out.println(n.name() + " $ " + String.join(" ", cmd) + "\n" + r.stdout().strip() + r.stderr().strip());
+                    } catch (IOException io) {
+                        System.out.println(n.name() + " $ " + String.join(" ", cmd) + ": " + io.getMessage());
+                    }
+                }
+            }
+            for (Pinger p : pingers) {
+                System.out.println("pings " + p.out().getFileName() + ":\n" + p.tail(15));
+            }
+            System.out.println(restarted().name() + " log:\n" + restarted().logSinceStart());
+            throw e;
         }
     }
 
@@ -214,11 +252,13 @@ class EtcdWireguardKernelRestartInVm {
                 + wg(n, "show", "flannel-wg", "latest-handshakes").strip());
     }
 
-    /** {@code ping -D} every 100 ms from one pod to another for the test's life, its output in a file. */
+    /** {@code ping -D} every 100 ms from one pod to another for the test's life (at most 300 s), its output in a file. */
     private record Pinger(Process process, Path out) implements AutoCloseable {
         static Pinger start(Pod from, Pod to, Path out) throws IOException {
+            // -c, not -w: with a deadline, iputils' ping ends at its first ICMP error, and a restart that deletes the
+            // leftover device sends one ("Destination Net Unreachable" while the Network route is gone)
             Process p = new ProcessBuilder("ip", "netns", "exec", from.namespace(), "ping", "-n", "-D", "-i", "0.1", "-W", "1",
-                    "-w", "300", to.ip()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+                    "-c", "3000", to.ip()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
             return new Pinger(p, out);
         }
 
@@ -236,6 +276,12 @@ class EtcdWireguardKernelRestartInVm {
         double awaitReply(String what, Duration within, double after) throws Exception {
             return Wait.until(what, within, () -> replies().stream().filter(t -> t > after).findFirst().orElse(Double.NaN),
                     t -> !t.isNaN());
+        }
+
+        /** The last lines {@code ping} wrote (replies, errors). */
+        String tail(int lines) throws IOException {
+            List<String> all = Files.readAllLines(out, StandardCharsets.UTF_8);
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
         }
 
         @Override

@@ -46,9 +46,10 @@ public final class ContinuousPings implements AutoCloseable {
                     if (from == to) {
                         continue;
                     }
+                    // bounded by -c alone: with -w (a deadline) iputils' ping ends at its first ICMP error, and a
+                    // restart can send one (a node's route gone for a moment: "Destination Net Unreachable")
                     List<String> cmd = List.of("ip", "netns", "exec", from.namespace(), "ping", "-n", "-D", "-i",
-                            String.valueOf(interval.toMillis() / 1000.0), "-W", "1", "-w", Long.toString(seconds), "-c",
-                            Long.toString(count), to.ip());
+                            String.valueOf(interval.toMillis() / 1000.0), "-W", "1", "-c", Long.toString(count), to.ip());
                     Path log = logDir.resolve("ping-" + from.namespace() + "-" + to.namespace() + ".log");
                     probes.add(new Probe(from, to, ManagedProcess.start("ping " + from.name() + " -> " + to.name(), cmd,
                             Map.of(), log)));
