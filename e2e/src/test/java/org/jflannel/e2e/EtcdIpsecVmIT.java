@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import org.jflannel.testsupport.vm.KernelVm;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -25,9 +24,6 @@ class EtcdIpsecVmIT {
     }
 
     @Test
-    @Disabled("issue 39, session 21: written, never completed a run (4 attempts at host load 21-25: the stand-in's"
-            + " timeouts, fixed; a qemu boot panic; node 1 not ready within 270 s); up to 35 min of TCG: run it by hand"
-            + " on a quiet machine (-Dit.test=EtcdIpsecVmIT) before it joins CI")
     void kubeModeAndDaemonRestartsOverIpsecInDebiansKernel() throws Exception {
         KernelVm.Result r = KernelVm.run(Duration.ofMinutes(35), KubeIpsecClusterInVm.class);
         assertThat(r.ended()).as("the VM run ended within its bound").isTrue();

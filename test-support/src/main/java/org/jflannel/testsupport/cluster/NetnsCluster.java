@@ -75,6 +75,7 @@ public final class NetnsCluster implements AutoCloseable {
                 : wireguard() ? "overlay: every node has flannel-wg and has applied every peer's lease"
                 : hostGw() ? "routes: every node routes each peer's subnet via the peer's address on " + ClusterNames.NODE_IFACE
                 : options.backendType().equals("ipip") ? "overlay: every node routes each peer's subnet via the peer's address through flannel.ipip"
+                : options.backendType().equals("ipsec") ? "overlay: every node holds the three XFRM policies of each peer"
                 : "overlay: every node holds a neighbour, FDB entry and route for each peer"));
         attachPods();
     }
