@@ -142,7 +142,11 @@ public class NA {
       return (int) DF.invokeExact(dec, scratch, outl) > 0;
     }
 
-    /** Critical downcalls, native segments (DirectCritical only). */
+    /**
+     * Critical downcalls, native segments (DirectCritical only). A copy of sealN/openN with the _C handles on purpose:
+     * invokeExact must see a static final handle to be inlined, and a handle passed in (or one method for both) measured
+     * 150-250 ns a message slower, which would be charged to the variant being measured.
+     */
     void sealNC(MemorySegment k, byte[] aad, MemorySegment src, int len, MemorySegment dst) throws Throwable {
       check((int) EI_C.invokeExact(enc, MemorySegment.NULL, MemorySegment.NULL, k, iv), "EVP_EncryptInit_ex");
       if (aad != null && aad.length > 0) aad(true, aad);

@@ -8,6 +8,7 @@ import org.jflannel.testsupport.cluster.ClusterNode;
 import org.jflannel.testsupport.cluster.ClusterOptions;
 import org.jflannel.testsupport.cluster.ClusterPerClass;
 import org.jflannel.testsupport.cluster.Cmd;
+import org.jflannel.testsupport.cluster.KernelFeatures;
 import org.jflannel.testsupport.cluster.NetnsCluster;
 import org.jflannel.testsupport.cluster.Wait;
 import org.junit.jupiter.api.Test;
@@ -29,6 +30,8 @@ class EtcdIpsecClusterInVm {
 
     @Test
     void everyPodReachesEveryOtherPodOverEsp() throws Exception {
+        assertThat(KernelFeatures.missingFor("ipsec")).as("the demo's kernel check (bin/demo --backend ipsec) in Debian's kernel")
+                .isEmpty();
         assertThat(cluster.pods()).hasSize(6);
         for (ClusterNode n : cluster.nodes()) {
             // upstream's ipsec backend adds no routes: a node reaches the other pod subnets by its default route,

@@ -8,9 +8,9 @@ import org.jflannel.linuxnet.netns.NetNs;
 
 /**
  * What a backend needs of this machine's kernel, asked before the demo starts a cluster on it: ipip
- * needs the {@code ipip} module (IPv4-in-IPv4 tunnels). The question is put to the kernel itself, in a
- * throwaway network namespace: an ipip link is created there (the kernel loads the module when it can)
- * and the namespace deleted.
+ * needs the {@code ipip} module (IPv4-in-IPv4 tunnels), ipsec charon and the kernel's ESP with AES-GCM. The
+ * question is put to the kernel itself, in a throwaway network namespace: an ipip link, or an ESP state, is
+ * created there (the kernel loads the module when it can) and the namespace deleted.
  */
 public final class KernelFeatures {
     private KernelFeatures() {
@@ -28,9 +28,14 @@ public final class KernelFeatures {
             try {
                 return ns.call(() -> {
                     try (RtNetlink nl = RtNetlink.open()) {
-                        nl.createIpip("kfchk0", null);
+                        // a local address of its own: the module's fallback device tunl0 (local any, remote any) is made
+                        // in every namespace, and a second tunnel with tunl0's endpoints is refused with EEXIST
+                        nl.createIpip("kfchk0", (java.net.Inet4Address) java.net.InetAddress.getByName("192.0.2.254"));
                         return Optional.<String>empty();
                     } catch (NetlinkException e) {
+                        if (e.errnoName().equals("EEXIST")) { // a tunnel with those endpoints exists: so does ipip
+                            return Optional.<String>empty();
+                        }
                         if (e.errnoName().equals("EOPNOTSUPP")) {
                             return Optional.of("--backend ipip: this kernel has no IPv4-in-IPv4 tunnels (kernel module ipip, "
                                     + "CONFIG_NET_IPIP; try modprobe ipip): " + e.getMessage()
