@@ -157,8 +157,9 @@ class EtcdWireguardClusterIT {
         Pod to = cluster.pods().stream().filter(p -> p.node() == 1).findFirst().orElseThrow();
         Wait.until("the pods answer before the restart", Duration.ofSeconds(30), () -> cluster.ping(from, to));
         Path out = restarted.dir().resolve("restart-pings.txt");
+        // -c, not -w: with a deadline iputils' ping ends at its first ICMP error (EtcdWireguardKernelRestartInVm)
         Process ping = new ProcessBuilder("ip", "netns", "exec", from.namespace(), "ping", "-n", "-D", "-i", "0.1", "-W", "1",
-                "-w", "120", to.ip()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+                "-c", "1200", to.ip()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
         try {
             Wait.until("pings answered before the stop", Duration.ofSeconds(10), () -> !replies(out).isEmpty());
             restarted.stop();

@@ -205,7 +205,7 @@ class EtcdWireguardKernelRestartInVm {
 
     /**
      * A wait that, when it fails, first prints what the VM would otherwise take with it: both kernels' WireGuard
-     * state, routes and conntrack entries, the pings' last lines and the restarted daemon's log.
+     * state, links, routes, neighbours and UDP/ICMP counters, the pings' last lines and the restarted daemon's log.
      */
     private double explained(Awaited wait, Pinger... pingers) throws Exception {
         try {
@@ -214,7 +214,7 @@ class EtcdWireguardKernelRestartInVm {
             System.out.println("diagnostics at " + System.currentTimeMillis() / 1000.0 + " for: " + e.getMessage());
             for (ClusterNode n : cluster.nodes()) {
                 for (List<String> cmd : List.of(List.of("wg", "show", "flannel-wg", "dump"), List.of("ip", "-d", "link", "show", "flannel-wg"),
-                        List.of("ip", "route"), List.of("ip", "neigh"), List.of("conntrack", "-L"), List.of("nstat", "-az", "Udp*", "Icmp*"))) {
+                        List.of("ip", "route"), List.of("ip", "neigh"), List.of("nstat", "-az", "Udp*", "Icmp*"))) {
                     List<String> full = new ArrayList<>(List.of("ip", "netns", "exec", n.namespace()));
                     full.addAll(cmd);
                     try {
