@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -199,17 +200,13 @@ class EtcdWireguardKernelRestartInVm {
         }
     }
 
-    interface Awaited {
-        double get() throws Exception;
-    }
-
     /**
      * A wait that, when it fails, first prints what the VM would otherwise take with it: both kernels' WireGuard
      * state, links, routes, neighbours and UDP/ICMP counters, the pings' last lines and the restarted daemon's log.
      */
-    private double explained(Awaited wait, Pinger... pingers) throws Exception {
+    private double explained(Callable<Double> wait, Pinger... pingers) throws Exception {
         try {
-            return wait.get();
+            return wait.call();
         } catch (Exception | AssertionError e) {
             System.out.println("diagnostics at " + System.currentTimeMillis() / 1000.0 + " for: " + e.getMessage());
             for (ClusterNode n : cluster.nodes()) {
