@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.jflannel.backend.wireguard.crypto.X25519;
 import org.jflannel.backend.wireguard.protocol.AllowedIp;
 import org.jflannel.backend.wireguard.protocol.Endpoint;
 import org.jflannel.core.Ip4Net;
@@ -14,6 +15,7 @@ import org.jflannel.linuxnet.netlink.IpPrefix;
 import org.jflannel.linuxnet.netlink.Link;
 import org.jflannel.linuxnet.netlink.Route;
 import org.jflannel.linuxnet.netlink.RtNetlink;
+import org.jflannel.linuxnet.netlink.WireguardDeviceState;
 import org.jflannel.linuxnet.netlink.WireguardGenl;
 import org.jflannel.linuxnet.netlink.WireguardNetlink;
 import org.jflannel.linuxnet.netlink.WireguardPeerState;
@@ -23,14 +25,20 @@ import org.slf4j.LoggerFactory;
 /**
  * Kernel mode: one device as upstream's {@code pkg/backend/wireguard/device.go} makes it, where the kernel
  * has WireGuard. The {@code wireguard} generic netlink family resolved (which loads the module), a link of
- * kind {@code wireguard} through rtnetlink (a leftover of that name deleted first, as upstream), its MTU,
+ * kind {@code wireguard} through rtnetlink (a leftover of that name deleted first, as upstream, unless adopted), its MTU,
  * then through the family the private key, the listen port and an empty peer table; {@link #addressAndRoute}
  * gives it upstream's address, route and up;
  * peers go in and out one request each (allowed IPs replaced, as upstream's {@code ReplaceAllowedIPs}).
  * The kernel does the rest: handshakes, timers, the data path. {@link #close} deletes the device, as
  * upstream does when it stops.
  *
- * <p>A restart therefore makes a new device without sessions, while each peer's kernel still holds one
+ * <p>A leftover of our name that holds our key on our port (a SIGKILLed or crashed run's: the device and its sessions
+ * outlive the daemon) is adopted instead (Ours, {@link #adoptable}): its sessions carry on, so such a restart costs the
+ * pods nothing; its peers are set again from the leases, and those no lease wants are removed by the first reconcile
+ * ({@link WireguardPeers#readBack}).
+ *
+ * <p>A restart that makes the device anew (after SIGTERM, which deletes it as upstream does, or under a new key)
+ * makes a new device without sessions, while each peer's kernel still holds one
  * with the old device and sends on it (dropped here) until its own timers initiate again, ~15 s later
  * (KEEPALIVE_TIMEOUT + REKEY_TIMEOUT after its first unanswered packet; 13.0 s measured in the kernel VM,
  * {@code EtcdWireguardKernelRestartInVm}). So a peer new to this device is nudged ({@link #nudge}): it is
@@ -58,17 +66,21 @@ final class KernelDevice implements PeerTable, AutoCloseable {
     private final RtNetlink rtnl;
     private final WireguardNetlink genl;
     private final Set<String> keys = new HashSet<>();
+    /** The adopted leftover's index, or 0 for a device made by this run. */
+    private final int adoptedIndex;
 
-    private KernelDevice(String name, RtNetlink rtnl, WireguardNetlink genl) {
+    private KernelDevice(String name, RtNetlink rtnl, WireguardNetlink genl, int adoptedIndex) {
         this.name = name;
         this.rtnl = rtnl;
         this.genl = genl;
+        this.adoptedIndex = adoptedIndex;
     }
 
     /**
-     * Creates and keys the device of {@code spec}, in the calling thread's network namespace. A
-     * {@link NetlinkException} for which {@link #absent} holds when the kernel has no WireGuard;
-     * nothing is left behind on failure.
+     * Creates and keys the device of {@code spec}, in the calling thread's network namespace, or adopts the
+     * leftover of a run that could not delete it (see {@link #adoptable}). A {@link NetlinkException} for which
+     * {@link #absent} holds when the kernel has no WireGuard; nothing is left behind on failure (an adopted
+     * device stays as it was found).
      */
     static KernelDevice create(WgLayout.Spec spec, byte[] privateKey, int mtu) throws NetlinkException {
         // the family first: its lookup loads the module where there is one, and where there is none
@@ -77,13 +89,24 @@ final class KernelDevice implements PeerTable, AutoCloseable {
         RtNetlink nl = null;
         try {
             nl = RtNetlink.open();
-            // upstream removes a device of that name first: a leftover of a run that could not delete it (SIGKILL),
-            // whose sessions the peers still use; said in one line, since the peers' traffic stops here until they rekey
             java.util.Optional<Link> leftover = nl.link(spec.name());
             if (leftover.isPresent()) {
+                Link old = leftover.get();
+                WireguardDeviceState state = old.kind().equals("wireguard") ? genl.getDevice(spec.name()) : null;
+                String refusal = adoptable(old.kind(), state, base64(X25519.publicKey(privateKey)), spec.port());
+                if (refusal == null) {
+                    nl.setMtu(old.index(), mtu);
+                    KernelDevice adopted = new KernelDevice(spec.name(), nl, genl, old.index());
+                    state.peers().forEach(peer -> adopted.keys.add(peer.publicKey()));
+                    LOG.info("wireguard kernel device leftover adopted dev={} index={} peers={} (same key and port: its sessions"
+                            + " carry on, peers no lease wants go at the first reconcile)", spec.name(), old.index(), state.peers().size());
+                    return adopted;
+                }
+                // upstream removes a device of that name first; said in one line, since the peers' traffic stops here
+                // until they rekey
                 nl.deleteLink(spec.name());
-                LOG.info("wireguard kernel device leftover deleted dev={} index={} kind={}", spec.name(), leftover.get().index(),
-                        leftover.get().kind());
+                LOG.info("wireguard kernel device leftover deleted dev={} index={} kind={} reason=\"{}\"", spec.name(), old.index(),
+                        old.kind(), refusal);
             }
             nl.createWireguard(spec.name());
             try {
@@ -91,7 +114,7 @@ final class KernelDevice implements PeerTable, AutoCloseable {
                         new NetlinkException("RTM_GETLINK", spec.name(), ENODEV, "wireguard device vanished after creation"));
                 nl.setMtu(link.index(), mtu);
                 genl.setDevice(spec.name(), privateKey, spec.port(), WireguardGenl.WGDEVICE_F_REPLACE_PEERS, List.of());
-                return new KernelDevice(spec.name(), nl, genl);
+                return new KernelDevice(spec.name(), nl, genl, 0);
             } catch (NetlinkException | RuntimeException e) {
                 nl.deleteLink(spec.name());
                 throw e;
@@ -103,6 +126,30 @@ final class KernelDevice implements PeerTable, AutoCloseable {
             genl.close();
             throw e;
         }
+    }
+
+    /**
+     * Why a leftover device of our name cannot be adopted, or null when it can (Ours: upstream always deletes it). A
+     * SIGKILLed (or crashed, or OOM-killed) daemon leaves {@code flannel-wg} with its peers and sessions, and the kernel
+     * goes on carrying the pods' traffic; deleting it would cut every peer off until the new device's handshakes
+     * (0.4 s measured) or the peers' timers (15 s). It is kept when it is a WireGuard device holding our key (the
+     * key file's: the peers know us by it) on our port; anything else is made anew, as upstream.
+     */
+    static String adoptable(String kind, WireguardDeviceState state, String publicKey, int port) {
+        if (!kind.equals("wireguard")) {
+            return "not a wireguard device";
+        }
+        if (state.publicKey() == null || !state.publicKey().equals(publicKey)) {
+            return "another key";
+        }
+        if (state.listenPort() != port) {
+            return "listen port " + state.listenPort() + ", ours " + port;
+        }
+        return null;
+    }
+
+    private static String base64(byte[] key) {
+        return java.util.Base64.getEncoder().encodeToString(key);
     }
 
     /** True when {@code e} says the kernel has no WireGuard: the link kind unknown, or the family missing. */
@@ -122,6 +169,31 @@ final class KernelDevice implements PeerTable, AutoCloseable {
         rtnl.replaceAddress(index, own);
         rtnl.setUp(index);
         rtnl.replaceRoute(Route.device(network, index));
+        if (index == adoptedIndex) {
+            dropOthersOfFamily(index, own, network);
+        }
+    }
+
+    /**
+     * An adopted device made like a new one: of {@code own}'s family, no address but {@code own} and no route but the
+     * Network's and the kernel's own (an old run's lease or Network, had they changed while the daemon was down).
+     */
+    private void dropOthersOfFamily(int index, IpPrefix own, IpPrefix network) throws NetlinkException {
+        boolean v6 = own.address() instanceof java.net.Inet6Address;
+        for (org.jflannel.linuxnet.netlink.Address a : rtnl.addresses(index)) {
+            if ((a.prefix().address() instanceof java.net.Inet6Address) == v6 && !a.prefix().equals(own)
+                    && !a.prefix().address().isLinkLocalAddress()) {
+                rtnl.deleteAddress(index, a.prefix());
+                LOG.info("wireguard kernel device leftover address deleted dev={} address={}", name, a.prefix());
+            }
+        }
+        for (Route r : rtnl.routesOf(index)) {
+            if (r.dst() != null && (r.dst().address() instanceof java.net.Inet6Address) == v6 && !r.dst().equals(network)
+                    && r.protocol() != Route.PROTO_KERNEL) {
+                rtnl.deleteRoute(r);
+                LOG.info("wireguard kernel device leftover route deleted dev={} route={}", name, r.dst());
+            }
+        }
     }
 
     @Override

@@ -6,16 +6,20 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.jflannel.backend.wireguard.protocol.AllowedIp;
 import org.jflannel.backend.wireguard.protocol.Device;
 import org.jflannel.backend.wireguard.protocol.Endpoint;
 import org.jflannel.core.BackendConfig;
 import org.jflannel.core.Lease;
+import org.jflannel.core.peers.Devices;
 import org.jflannel.core.peers.LeasePlan;
-import org.jflannel.core.peers.OwnTable;
+import org.jflannel.core.peers.PeerKernel;
 import org.jflannel.core.peers.PeerLoop;
 import org.jflannel.core.peers.ReadBack;
 import org.jflannel.core.peers.Writing;
@@ -38,10 +42,11 @@ import org.slf4j.LoggerFactory;
  * as upstream, which ignores it. Our PSK and keepalive. A peer whose key stays the same is updated in
  * place (its sessions kept, as {@code wg set} does); a new key replaces the peer (node restarted
  * without its key file); a removed lease takes its peers away (sessions wiped, traffic dropped from
- * then on). The tables are ours alone (userspace: in this process; kernel: devices only this daemon
- * configures, made afresh at start): nothing to read back or heal.
+ * then on). Each reconcile reads the tables back ({@link #readBack}): a peer a device lost is set again, and
+ * after the first complete lease list a peer no lease wants goes (kernel mode: a device adopted from a killed
+ * run, or one an operator's {@code wg} changed).
  */
-final class WireguardPeers implements OwnTable<WgPeer> {
+final class WireguardPeers implements PeerKernel<WgPeer> {
     private static final Logger LOG = LoggerFactory.getLogger(WireguardPeers.class);
     static final String TYPE = "wireguard";
 
@@ -179,20 +184,72 @@ final class WireguardPeers implements OwnTable<WgPeer> {
     public List<WgPeer> write(List<WgPeer> entries, Writing<WgPeer> how) {
         List<WgPeer> failed = new ArrayList<>();
         for (WgPeer p : entries) {
-            if (!set(p)) {
+            if (!set(p, how.failing().contains(p))) {
                 failed.add(p);
             }
         }
         return failed;
     }
 
-    private boolean set(WgPeer p) {
+    private boolean set(WgPeer p, boolean failedBefore) {
         try {
             devices.get(p.device()).setPeer(p.key(), cfg.psk(), p.endpoint(), p.allowedIps(), p.keepaliveSeconds());
             return true;
         } catch (IllegalArgumentException | IOException ex) {
-            LOG.warn("wireguard peer refused dev={} publicKey={} error={}", p.device(), p.publicKey(), ex.getMessage());
+            if (failedBefore) {
+                LOG.debug("wireguard peer refused again dev={} publicKey={} error={}", p.device(), p.publicKey(), ex.getMessage());
+            } else {
+                LOG.warn("wireguard peer refused dev={} publicKey={} error={}", p.device(), p.publicKey(), ex.getMessage());
+            }
             return false;
+        }
+    }
+
+    /** The devices are made once at start and never checked: a vanished kernel device is not re-created. */
+    @Override
+    public Devices devices() {
+        return Devices.READY;
+    }
+
+    /**
+     * The devices' peers read back, by key (kernel mode: one {@code WG_CMD_GET_DEVICE} dump per device; userspace: our
+     * own table): a wanted peer the device lacks is missing (in kernel mode someone may have run {@code wg set … remove});
+     * once the first complete lease list is in, a peer no lease wants is a stray and goes, with a line saying so — the
+     * peers of nodes that left while a SIGKILLed daemon was down, on the leftover device the next run adopted
+     * ({@link KernelDevice}). Endpoints and allowed IPs are not compared: every write replaces them.
+     */
+    @Override
+    public ReadBack<WgPeer> readBack(Collection<WgPeer> desired, boolean withStrays) throws IOException {
+        List<ReadBack.Missing<WgPeer>> missing = new ArrayList<>();
+        List<Runnable> strays = new ArrayList<>();
+        for (Map.Entry<String, PeerTable> device : devices.entrySet()) {
+            Set<String> present = new HashSet<>();
+            for (PeerStats s : device.getValue().stats()) {
+                present.add(s.publicKey());
+            }
+            Set<String> wanted = new HashSet<>();
+            for (WgPeer p : desired) {
+                if (p.device().equals(device.getKey())) {
+                    wanted.add(p.publicKey());
+                    if (!present.contains(p.publicKey())) {
+                        missing.add(new ReadBack.Missing<>(p, 1));
+                    }
+                }
+            }
+            if (withStrays) {
+                present.stream().filter(key -> !wanted.contains(key)).sorted()
+                        .forEach(key -> strays.add(() -> removeStray(device.getKey(), device.getValue(), key)));
+            }
+        }
+        return new ReadBack<>(missing, strays, 0);
+    }
+
+    private static void removeStray(String device, PeerTable table, String publicKey) {
+        try {
+            table.removePeer(Base64.getDecoder().decode(publicKey));
+            LOG.info("wireguard peer stray removed dev={} publicKey={} (no lease wants it)", device, publicKey);
+        } catch (IOException e) {
+            LOG.warn("wireguard peer stray removal failed dev={} publicKey={} error={}", device, publicKey, e.getMessage());
         }
     }
 
@@ -205,10 +262,15 @@ final class WireguardPeers implements OwnTable<WgPeer> {
         return next.isEmpty() || next.stream().anyMatch(p -> p.publicKey().equals(stale.publicKey()) && p.device().equals(stale.device()));
     }
 
-    /** Never asked: an own table has nothing missing. */
+    /** A peer the device lacks, set again (a line when it works, as the other backends' repairs). */
     @Override
     public boolean repair(ReadBack.Missing<WgPeer> missing, boolean failedBefore) {
-        return set(missing.entry());
+        WgPeer p = missing.entry();
+        boolean ok = set(p, failedBefore);
+        if (ok) {
+            LOG.info("wireguard peer repaired {}", describe(p));
+        }
+        return ok;
     }
 
     @Override

@@ -65,6 +65,33 @@ class WireguardNetworkTest {
     }
 
     @Test
+    void aPeerNoLeaseWantsGoesWithTheFirstCompleteListAndAPeerTheDeviceLostIsSetAgain() {
+        // a device that held peers before the first lease list (kernel mode: a leftover adopted from a killed run)
+        byte[] gone = X25519.publicKey(X25519.generatePrivate(RANDOM));
+        device.setPeer(gone, psk, new Endpoint(Ip4Net.parseAddress("192.0.2.9"), 51820),
+                List.of(new AllowedIp(Ip4Net.parseAddress("10.244.9.0"), 24)), 0);
+        byte[] k = X25519.publicKey(X25519.generatePrivate(RANDOM));
+        device.setPeer(k, psk, new Endpoint(Ip4Net.parseAddress("192.0.2.2"), 51820),
+                List.of(new AllowedIp(Ip4Net.parseAddress("10.244.2.0"), 24)), 0);
+        Peer kept = device.peer(k).orElseThrow();
+
+        network.apply(List.of(LeaseEvent.added(lease("10.244.2.0/24", "192.0.2.2", "wireguard", data(k, 51820)))));
+        assertThat(device.peer(gone)).as("the peer of a node that left while we were down").isEmpty();
+        assertThat(device.route(Ip4Net.parseAddress("10.244.9.1"))).isNull();
+        assertThat(device.peer(k).orElseThrow()).as("a wanted peer updated in place, its sessions kept").isSameAs(kept);
+
+        device.removePeer(k); // lost (kernel mode: someone ran wg set ... remove)
+        byte[] stranger = X25519.publicKey(X25519.generatePrivate(RANDOM));
+        device.setPeer(stranger, psk, new Endpoint(Ip4Net.parseAddress("192.0.2.8"), 51820),
+                List.of(new AllowedIp(Ip4Net.parseAddress("10.244.8.0"), 24)), 0);
+        network.reconcile();
+        assertThat(device.peer(k)).as("set again from its lease").isPresent();
+        assertThat(device.route(Ip4Net.parseAddress("10.244.2.1"))).isSameAs(device.peer(k).orElseThrow());
+        assertThat(device.peer(stranger)).as("a peer no lease wants").isEmpty();
+        assertThat(network.peers()).isEqualTo(1);
+    }
+
+    @Test
     void withoutAPortTheEndpointUsesOurListenPort() {
         byte[] k = X25519.publicKey(X25519.generatePrivate(RANDOM));
         network.apply(List.of(LeaseEvent.added(lease("10.244.2.0/24", "192.0.2.2", "wireguard", data(k, null)))));

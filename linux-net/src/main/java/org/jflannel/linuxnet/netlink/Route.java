@@ -28,6 +28,7 @@ public record Route(IpPrefix dst, InetAddress gateway, int linkIndex, int scope,
     public static final int TYPE_BLACKHOLE = 6;
     public static final int TABLE_MAIN = 254;
     public static final int TABLE_LOCAL = 255;
+    public static final int PROTO_KERNEL = 2;
     public static final int PROTO_BOOT = 3;
 
     public Route {
