@@ -7,6 +7,7 @@ import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -55,6 +56,13 @@ final class WireguardPeers implements PeerKernel<WgPeer> {
     private final BackendConfig.Wireguard cfg;
     private final Inet4Address ownV4;
     private final Inet6Address ownV6;
+    /**
+     * Peers left as they were when their lease's data turned unusable (upstream's way), by lease key: still wanted
+     * (never strays), and removed with their lease ({@link #forgotten}) or given up when its data is usable again.
+     */
+    private final Map<String, List<WgPeer>> retained = new HashMap<>();
+    /** The lease {@link #plan} last planned: the loop retires a skipped lease's peers right after planning it. */
+    private String planning;
 
     /**
      * @param devices by name, one per entry of {@code layout}
@@ -75,7 +83,12 @@ final class WireguardPeers implements PeerKernel<WgPeer> {
         if (!TYPE.equals(lease.attrs().backendType())) {
             return LeasePlan.ignored("wireguard ignoring lease of another backend type=" + lease.attrs().backendType());
         }
+        planning = lease.key();
         List<WgPeer> rows = rows(lease);
+        if (!rows.isEmpty()) {
+            // usable again: its peers are programmed now; a retained one under a key it no longer names is a stray
+            retained.remove(lease.key());
+        }
         if (rows.isEmpty()) {
             return LeasePlan.skipped("wireguard lease without a usable PublicKey, subnet or public address of our families data="
                     + lease.attrs().backendData() + " v6Data=" + lease.attrs().backendV6Data());
@@ -170,7 +183,14 @@ final class WireguardPeers implements PeerKernel<WgPeer> {
     /** A removal of a lease we hold no row for: the key its data names goes all the same. */
     @Override
     public List<WgPeer> forgotten(Lease lease) {
-        return TYPE.equals(lease.attrs().backendType()) ? rows(lease) : List.of();
+        List<WgPeer> out = new ArrayList<>(TYPE.equals(lease.attrs().backendType()) ? rows(lease) : List.of());
+        for (WgPeer kept : retained.getOrDefault(lease.key(), List.of())) {
+            if (!out.contains(kept)) {
+                out.add(kept); // the peer its unusable data left in place goes with the lease
+            }
+        }
+        retained.remove(lease.key());
+        return out;
     }
 
     @Override
@@ -216,7 +236,8 @@ final class WireguardPeers implements PeerKernel<WgPeer> {
      * own table): a wanted peer the device lacks is missing (in kernel mode someone may have run {@code wg set … remove});
      * once the first complete lease list is in, a peer no lease wants is a stray and goes, with a line saying so — the
      * peers of nodes that left while a SIGKILLed daemon was down, on the leftover device the next run adopted
-     * ({@link KernelDevice}). Endpoints and allowed IPs are not compared: every write replaces them.
+     * ({@link KernelDevice}). A peer kept when its lease's data turned unusable stays wanted until that lease goes.
+     * Endpoints and allowed IPs are not compared: every write replaces them.
      */
     @Override
     public ReadBack<WgPeer> readBack(Collection<WgPeer> desired, boolean withStrays) throws IOException {
@@ -228,6 +249,8 @@ final class WireguardPeers implements PeerKernel<WgPeer> {
                 present.add(s.publicKey());
             }
             Set<String> wanted = new HashSet<>();
+            retained.values().forEach(kept -> kept.stream().filter(p -> p.device().equals(device.getKey()))
+                    .forEach(p -> wanted.add(p.publicKey())));
             for (WgPeer p : desired) {
                 if (p.device().equals(device.getKey())) {
                     wanted.add(p.publicKey());
@@ -259,7 +282,13 @@ final class WireguardPeers implements PeerKernel<WgPeer> {
      */
     @Override
     public boolean keepsOnChange(WgPeer stale, List<WgPeer> next) {
-        return next.isEmpty() || next.stream().anyMatch(p -> p.publicKey().equals(stale.publicKey()) && p.device().equals(stale.device()));
+        if (next.isEmpty()) {
+            if (planning != null) {
+                retained.computeIfAbsent(planning, k -> new ArrayList<>()).add(stale);
+            }
+            return true;
+        }
+        return next.stream().anyMatch(p -> p.publicKey().equals(stale.publicKey()) && p.device().equals(stale.device()));
     }
 
     /** A peer the device lacks, set again (a line when it works, as the other backends' repairs). */

@@ -129,6 +129,22 @@ class WireguardNetworkTest {
         network.apply(List.of(LeaseEvent.added(lease("10.244.2.0/24", "192.0.2.2", "wireguard", "{\"PublicKey\":\"short\"}"))));
         assertThat(device.peer(k)).isPresent();
         assertThat(device.route(Ip4Net.parseAddress("10.244.2.1"))).isSameAs(device.peer(k).orElseThrow());
+        network.reconcile();
+        assertThat(device.peer(k)).as("still wanted: not a stray for the read-back").isPresent();
+        network.apply(List.of(LeaseEvent.removed(lease("10.244.2.0/24", "192.0.2.2", "wireguard", "{\"PublicKey\":\"short\"}"))));
+        assertThat(device.peer(k)).as("gone with its lease").isEmpty();
+    }
+
+    @Test
+    void aKeptPeerWhoseLeaseComesBackUnderANewKeyGoesAtTheNextReconcile() {
+        byte[] k1 = X25519.publicKey(X25519.generatePrivate(RANDOM));
+        byte[] k2 = X25519.publicKey(X25519.generatePrivate(RANDOM));
+        network.apply(List.of(LeaseEvent.added(lease("10.244.2.0/24", "192.0.2.2", "wireguard", data(k1, 6000)))));
+        network.apply(List.of(LeaseEvent.added(lease("10.244.2.0/24", "192.0.2.2", "wireguard", "{\"PublicKey\":\"short\"}"))));
+        network.apply(List.of(LeaseEvent.added(lease("10.244.2.0/24", "192.0.2.2", "wireguard", data(k2, 6000)))));
+        network.reconcile();
+        assertThat(device.peer(k1)).as("the key its lease no longer names").isEmpty();
+        assertThat(device.route(Ip4Net.parseAddress("10.244.2.1"))).isSameAs(device.peer(k2).orElseThrow());
     }
 
     @Test
