@@ -8,8 +8,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 40 in kernel mode: a node of our daemons restarted (SIGTERM, SIGKILL, a new key) on the kernel's WireGuard is
- * reached again within a bound under the peer's own timers ({@link EtcdWireguardKernelRestartInVm}), in Debian 12's
+ * Issue 40 in kernel mode: a node of our daemons restarted (SIGTERM, a new key) on the kernel's WireGuard is reached
+ * again within a bound under the peer's own timers, and after SIGKILL its leftover device is adopted with no outage
+ * for the pods ({@link EtcdWireguardKernelRestartInVm}), in Debian 12's
  * kernel under qemu: this host's kernel has no WireGuard. The figures are the lines {@code restart figure ...}.
  */
 @Tag("e2e")
