@@ -35,6 +35,13 @@ public final class HealthServer implements AutoCloseable {
     static final int STOP_TIMEOUT_SECONDS = 3;
     static final int MAX_THREADS = 256;
     static final int MAX_REQUEST_SECONDS = 2;
+    /**
+     * The listen backlog, as Go's listeners take it (somaxconn; the kernel caps it there). The JDK server
+     * accepts on one thread, so a burst of connections outruns it for a moment; with a queue of 16 the kernel
+     * then dropped the next SYN, and a client's retry comes 1 s later: the kubelet's 1-s probe failed
+     * (HostileClientsTest, CI of 2026-12-03).
+     */
+    static final int BACKLOG = 4096;
     /** The handlers run one at a time, as they did on the single thread. */
     private static final Object HANDLERS = new Object();
 
@@ -58,7 +65,7 @@ public final class HealthServer implements AutoCloseable {
         if (System.getProperty("sun.net.httpserver.maxReqTime") == null) {
             System.setProperty("sun.net.httpserver.maxReqTime", Integer.toString(MAX_REQUEST_SECONDS));
         }
-        HttpServer server = HttpServer.create(new InetSocketAddress(ip, port), 16);
+        HttpServer server = HttpServer.create(new InetSocketAddress(ip, port), BACKLOG);
         server.createContext("/healthz", ex -> reply(ex, "/healthz", 200, "flanneld is running"));
         server.createContext("/readyz", ex -> {
             boolean ok;
