@@ -107,25 +107,26 @@ class EtcdWireguardKernelRestartInVm {
     }
 
     /**
-     * SIGTERM: the daemon deletes {@code flannel-wg} as upstream does, the new run makes it anew with the same
-     * key (the key file) and no session; only node2's pod pings, so nothing but the nudge can make node1's kernel
-     * initiate before node2's timers do.
+     * The device gone while the daemon is down, as after a reboot of node1's kernel (the key file survives): the new run
+     * makes {@code flannel-wg} anew with the same key and no session; only node2's pod pings, so nothing but the nudge
+     * can make node1's kernel initiate before node2's timers do. (SIGTERM alone keeps the device: the next test.)
      */
     @Test
     @Order(3)
-    void afterSigtermThePeersPodReachesTheRestartedNodesPodWithinTheBound() throws Exception {
+    void withTheDeviceGoneThePeersPodReachesTheRestartedNodesPodWithinTheBound() throws Exception {
         ClusterNode n1 = restarted();
         String key = Files.readString(n1.dir().resolve("wgkey"));
-        try (Pinger in = Pinger.start(podOn(2), podOn(1), n1.dir().resolve("sigterm-pings.txt"))) {
+        try (Pinger in = Pinger.start(podOn(2), podOn(1), n1.dir().resolve("device-gone-pings.txt"))) {
             in.awaitReply("node2's pod answered before the restart", Bounds.scaled(Duration.ofSeconds(30)), 0);
             assertThat(n1.stop()).as("exit code on SIGTERM").isZero();
-            assertThat(n1.wireguardDevice().linkPresent()).as("flannel-wg deleted on SIGTERM, as upstream").isFalse();
+            assertThat(n1.wireguardDevice().linkPresent()).as("flannel-wg kept on SIGTERM (ours)").isTrue();
+            ip(n1, "link", "del", "flannel-wg");
             n1.start();
             n1.awaitReady();
             double ready = subnetEnvWritten(n1);
-            double answered = explained(() -> in.awaitReply("node1's pod answering again after the SIGTERM restart",
+            double answered = explained(() -> in.awaitReply("node1's pod answering again after the restart on a new device",
                     BOUND.plusSeconds(30), ready), in);
-            System.out.printf("restart figure sigterm %s<-%s %.2f s (subnet.env -> first echo)%n", n1.name(), cluster.node(2).name(),
+            System.out.printf("restart figure device-gone %s<-%s %.2f s (subnet.env -> first echo)%n", n1.name(), cluster.node(2).name(),
                     answered - ready);
             printHandshakes(n1);
             n1.logSinceStart().lines().filter(l -> l.contains("wireguard")).forEach(l -> System.out.println(n1.name() + ": " + l));
@@ -136,6 +137,20 @@ class EtcdWireguardKernelRestartInVm {
     }
 
     /**
+     * SIGTERM, as a rolling upgrade sends it: the daemon leaves {@code flannel-wg} with its sessions to the kernel (Ours:
+     * upstream deletes it and the node's pods are cut off until the next run's handshakes), the kernel carries the pods'
+     * traffic while the daemon is down, and the next start adopts the device: pings both ways, the longest silence from
+     * the stop until after subnet.env is bounded.
+     */
+    @Test
+    @Order(4)
+    void afterSigtermTheDeviceIsKeptAndAdoptedAndThePodsSeeNoOutage() throws Exception {
+        ClusterNode n1 = restarted();
+        noOutageAcross("sigterm-kept", () -> assertThat(n1.stop()).as("exit code on SIGTERM").isZero(), n1.wireguardDevice().link().index());
+        assertThat(n1.logSinceStart()).doesNotContain("wireguard peer stray removed");
+    }
+
+    /**
      * SIGKILL: the device stays with its sessions, and the kernel goes on carrying the pods' traffic while the
      * daemon is down; the next start adopts that leftover (Ours: same key, same port; upstream deletes it), so
      * the pods never notice the restart: pings both ways, the longest silence from the kill until after
@@ -143,44 +158,60 @@ class EtcdWireguardKernelRestartInVm {
      * is gone once the first lease list is in.
      */
     @Test
-    @Order(4)
+    @Order(5)
     void afterSigkillTheLeftoverDeviceIsAdoptedAndThePodsSeeNoOutageWhileAPeerNoLeaseWantsGoes() throws Exception {
         ClusterNode n1 = restarted();
-        int before = n1.wireguardDevice().link().index();
         String stray = "xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=";
-        try (Pinger in = Pinger.start(podOn(2), podOn(1), n1.dir().resolve("sigkill-in-pings.txt"));
-                Pinger out = Pinger.start(podOn(1), podOn(2), n1.dir().resolve("sigkill-out-pings.txt"))) {
-            in.awaitReply("node2's pod answered before the kill", Bounds.scaled(Duration.ofSeconds(30)), 0);
-            out.awaitReply("node1's pod answered before the kill", Bounds.scaled(Duration.ofSeconds(30)), 0);
+        noOutageAcross("sigkill-adopted", () -> {
             n1.kill();
-            double killed = System.currentTimeMillis() / 1000.0;
-            assertThat(n1.wireguardDevice().link().index()).as("flannel-wg left by the killed daemon").isEqualTo(before);
             wg(n1, "set", "flannel-wg", "peer", stray, "allowed-ips", "10.244.99.0/24");
-            in.awaitReply("the kernel carrying node2's pings with the daemon down", Bounds.scaled(Duration.ofSeconds(10)), killed);
-            out.awaitReply("the kernel carrying node1's pings with the daemon down", Bounds.scaled(Duration.ofSeconds(10)), killed);
+        }, n1.wireguardDevice().link().index());
+        assertThat(wgDump(n1)).as("node2's peer kept, the planted one gone").hasSize(2);
+        assertThat(n1.logSinceStart()).contains("wireguard peer stray removed dev=flannel-wg publicKey=" + stray);
+    }
+
+    /**
+     * node1's daemon ended by {@code stop} and started again while pods ping both ways every 100 ms: the device is the
+     * same one before and after (adopted), the kernel answered while the daemon was down, and the longest silence
+     * from the stop until after the new run's subnet.env is under {@link #BOUND}; once the first lease list is in,
+     * node1's device holds exactly the peers the leases want (node2's).
+     */
+    private void noOutageAcross(String figure, ThrowingRunnable stop, int before) throws Exception {
+        ClusterNode n1 = restarted();
+        try (Pinger in = Pinger.start(podOn(2), podOn(1), n1.dir().resolve(figure + "-in-pings.txt"));
+                Pinger out = Pinger.start(podOn(1), podOn(2), n1.dir().resolve(figure + "-out-pings.txt"))) {
+            in.awaitReply("node2's pod answered before the stop", Bounds.scaled(Duration.ofSeconds(30)), 0);
+            out.awaitReply("node1's pod answered before the stop", Bounds.scaled(Duration.ofSeconds(30)), 0);
+            double stopped = System.currentTimeMillis() / 1000.0;
+            stop.run();
+            assertThat(n1.wireguardDevice().link().index()).as("flannel-wg left by the stopped daemon").isEqualTo(before);
+            in.awaitReply("the kernel carrying node2's pings with the daemon down", Bounds.scaled(Duration.ofSeconds(10)), stopped);
+            out.awaitReply("the kernel carrying node1's pings with the daemon down", Bounds.scaled(Duration.ofSeconds(10)), stopped);
             n1.start();
             n1.awaitReady();
             double ready = subnetEnvWritten(n1);
             assertThat(n1.wireguardDevice().link().index()).as("flannel-wg adopted, not made anew").isEqualTo(before);
             assertThat(n1.logSinceStart()).contains("wireguard kernel device leftover adopted dev=flannel-wg index=" + before);
-            // the peers' lease list comes after subnet.env: the stray goes with the reconcile that follows it
-            Wait.until("the planted peer removed from node1's device", Bounds.scaled(Duration.ofSeconds(30)),
-                    () -> wgDump(n1).stream().noneMatch(l -> l.startsWith(stray)));
-            assertThat(wgDump(n1)).as("node2's peer kept").hasSize(2);
-            assertThat(n1.logSinceStart()).contains("wireguard peer stray removed dev=flannel-wg publicKey=" + stray);
+            // the peers' lease list comes after subnet.env: a peer no lease wants goes with the reconcile that follows it
+            Wait.until("node1's device holding only the peers the leases want", Bounds.scaled(Duration.ofSeconds(30)),
+                    () -> wgDump(n1).size() == 2);
             // replies after subnet.env in both directions: the silence measured spans the whole restart
             double inAfter = in.awaitReply("node2's pings answered after the restart", Bounds.scaled(Duration.ofSeconds(10)), ready + 1);
             double outAfter = out.awaitReply("node1's pings answered after the restart", Bounds.scaled(Duration.ofSeconds(10)), ready + 1);
-            double inGap = longestSilence(in.replies(), killed - 1, inAfter);
-            double outGap = longestSilence(out.replies(), killed - 1, outAfter);
-            System.out.printf("restart figure sigkill-adopted %s<-%s longest silence %.2f s, %s->%s %.2f s (kill -> after subnet.env,"
-                    + " pings every 0.1 s; the daemon was down %.2f s)%n", n1.name(), cluster.node(2).name(), inGap, n1.name(),
-                    cluster.node(2).name(), outGap, ready - killed);
+            double inGap = longestSilence(in.replies(), stopped - 1, inAfter);
+            double outGap = longestSilence(out.replies(), stopped - 1, outAfter);
+            System.out.printf("restart figure %s %s<-%s longest silence %.2f s, %s->%s %.2f s (stop -> after subnet.env,"
+                    + " pings every 0.1 s; the daemon was down %.2f s)%n", figure, n1.name(), cluster.node(2).name(), inGap, n1.name(),
+                    cluster.node(2).name(), outGap, ready - stopped);
             printHandshakes(n1);
             assertThat(inGap).as("into node1: longest silence across the restart (bound %s)", BOUND).isLessThan(BOUND.toMillis() / 1000.0);
             assertThat(outGap).as("out of node1: longest silence across the restart (bound %s)", BOUND)
                     .isLessThan(BOUND.toMillis() / 1000.0);
         }
+    }
+
+    private interface ThrowingRunnable {
+        void run() throws Exception;
     }
 
     /** The longest time between consecutive replies (epoch seconds) within [from, to]. */
@@ -205,7 +236,7 @@ class EtcdWireguardKernelRestartInVm {
      * is dropped by node2 if it comes before node2 knows the key (node1's kernel retries 5 s later).
      */
     @Test
-    @Order(5)
+    @Order(6)
     void withANewKeyThePeerReplacesThePeerAndThePodsAnswerWithinTheBound() throws Exception {
         ClusterNode n1 = restarted();
         String key = Files.readString(n1.dir().resolve("wgkey"));
@@ -263,6 +294,12 @@ class EtcdWireguardKernelRestartInVm {
 
     private static List<String> wgDump(ClusterNode n) throws Exception {
         return wg(n, "show", "flannel-wg", "dump").strip().lines().toList();
+    }
+
+    private static String ip(ClusterNode n, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", n.namespace(), "ip"));
+        cmd.addAll(List.of(args));
+        return Cmd.run(Bounds.scaled(Duration.ofSeconds(20)), cmd).orThrow().stdout();
     }
 
     private static String wg(ClusterNode n, String... args) throws Exception {

@@ -29,15 +29,15 @@ import org.slf4j.LoggerFactory;
  * then through the family the private key, the listen port and an empty peer table; {@link #addressAndRoute}
  * gives it upstream's address, route and up;
  * peers go in and out one request each (allowed IPs replaced, as upstream's {@code ReplaceAllowedIPs}).
- * The kernel does the rest: handshakes, timers, the data path. {@link #close} deletes the device, as
- * upstream does when it stops.
+ * The kernel does the rest: handshakes, timers, the data path. {@link #close} leaves the device to the kernel
+ * (Ours: upstream deletes it when it stops).
  *
- * <p>A leftover of our name that holds our key on our port (a SIGKILLed or crashed run's: the device and its sessions
- * outlive the daemon) is adopted instead (Ours, {@link #adoptable}): its sessions carry on, so such a restart costs the
+ * <p>A leftover of our name that holds our key on our port (a stopped, SIGKILLed or crashed run's: the device and its
+ * sessions outlive the daemon) is adopted instead (Ours, {@link #adoptable}): its sessions carry on, so such a restart costs the
  * pods nothing; its peers are set again from the leases, and those no lease wants are removed by the first reconcile
  * ({@link WireguardPeers#readBack}).
  *
- * <p>A restart that makes the device anew (after SIGTERM, which deletes it as upstream does, or under a new key)
+ * <p>A restart that makes the device anew (the device gone, as after a reboot, or under a new key)
  * makes a new device without sessions, while each peer's kernel still holds one
  * with the old device and sends on it (dropped here) until its own timers initiate again, ~15 s later
  * (KEEPALIVE_TIMEOUT + REKEY_TIMEOUT after its first unanswered packet; 13.0 s measured in the kernel VM,
@@ -252,13 +252,34 @@ final class KernelDevice implements PeerTable, AutoCloseable {
         return new IpPrefix(a.ipv6() ? Ip6Net.toInet(a.high(), a.low()) : Ip4Net.toInet(a.address()), a.prefixLength());
     }
 
-    /** Deletes the device (its peers, address and routes with it), as upstream does on shutdown. */
+    /**
+     * Stops managing the device and leaves it in the kernel with its peers, sessions, address and routes (Ours, issue
+     * 40: upstream deletes it on shutdown, which cuts the node's pods off until the next run's handshakes): the kernel
+     * goes on carrying the pods' traffic while the daemon is down, and the next start adopts it ({@link #create}) when
+     * the key and port are still ours, or deletes it as upstream does. A start under another backend deletes it
+     * ({@link WireguardBackend#deleteLeftoverDevices}). As the vxlan backend leaves {@code flannel.1}.
+     */
     @Override
     public void close() {
         genl.close();
+        rtnl.close();
+        LOG.info("wireguard kernel device kept dev={} peers={} (the kernel carries the pods' traffic until the next start adopts it)",
+                name, keys.size());
+    }
+
+    /**
+     * Undoes {@link #create} for a start that failed after it: a device this run made is deleted (nothing left behind),
+     * an adopted one stays as it was found, still carrying the pods' traffic.
+     */
+    void discard() {
+        if (adoptedIndex != 0) {
+            close();
+            return;
+        }
+        genl.close();
         try {
             rtnl.deleteLink(name);
-            LOG.info("wireguard kernel device deleted dev={}", name);
+            LOG.info("wireguard kernel device deleted dev={} reason=\"the start failed\"", name);
         } catch (NetlinkException e) {
             LOG.warn("wireguard kernel device delete failed dev={} error={}", name, e.getMessage());
         } finally {

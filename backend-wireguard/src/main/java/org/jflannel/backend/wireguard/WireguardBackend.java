@@ -23,6 +23,8 @@ import org.jflannel.core.NetConf;
 import org.jflannel.core.SubnetManager;
 import org.jflannel.linuxnet.NetlinkException;
 import org.jflannel.linuxnet.netlink.IpPrefix;
+import org.jflannel.linuxnet.netlink.Link;
+import org.jflannel.linuxnet.netlink.RtNetlink;
 import org.jflannel.linuxnet.netlink.WireguardNetlink;
 import org.jflannel.linuxnet.socket.UdpBatchSocket;
 import org.jflannel.linuxnet.tun.TunDevice;
@@ -104,6 +106,10 @@ public final class WireguardBackend implements Backend {
         int cryptoThreads = cryptoThreads(env, Runtime.getRuntime().availableProcessors());
         List<KernelDevice> kernel = implementation == Implementation.USERSPACE ? List.of() : kernelDevices(layout, privateKey, mtu,
                 implementation);
+        // a stopped kernel-mode run's devices this configuration does not make (another Mode, or userspace now) go
+        List<String> made = kernel.stream().map(KernelDevice::name).toList();
+        deleteLeftovers(List.of(DEVICE, DEVICE_V6).stream().filter(n -> !made.contains(n)).toList(),
+                kernel.isEmpty() ? "dataplane=userspace" : "not made by Backend.Mode " + cfg.mode().text());
         List<Opened> opened = new ArrayList<>();
         try {
             if (kernel.isEmpty()) {
@@ -160,9 +166,36 @@ public final class WireguardBackend implements Backend {
                 o.close();
             }
             for (KernelDevice k : kernel) {
-                k.close();
+                k.discard();
             }
             throw e;
+        }
+    }
+
+    /**
+     * Deletes what a stopped kernel-mode run left for its next start to adopt ({@link KernelDevice#close}: devices of
+     * kind {@code wireguard} named {@code flannel-wg} and {@code flannel-wg-v6}, with their routes) when this start
+     * runs another backend ({@code reason}, e.g. {@code Backend.Type=vxlan}), so that no stale WireGuard device or route
+     * competes with it. Called in the namespace the devices belong in; a failure is logged, never fatal.
+     */
+    public static void deleteLeftoverDevices(String reason) {
+        deleteLeftovers(List.of(DEVICE, DEVICE_V6), reason);
+    }
+
+    private static void deleteLeftovers(List<String> names, String reason) {
+        if (names.isEmpty()) {
+            return;
+        }
+        try (RtNetlink nl = RtNetlink.open()) {
+            for (String name : names) {
+                java.util.Optional<Link> old = nl.link(name);
+                if (old.isPresent() && old.get().kind().equals("wireguard")) {
+                    nl.deleteLink(name);
+                    LOG.info("wireguard kernel device leftover deleted dev={} index={} reason=\"{}\"", name, old.get().index(), reason);
+                }
+            }
+        } catch (NetlinkException e) {
+            LOG.warn("wireguard kernel device leftovers not checked devices={} error={}", names, e.getMessage());
         }
     }
 
@@ -181,7 +214,7 @@ public final class WireguardBackend implements Backend {
             return made;
         } catch (NetlinkException e) {
             for (KernelDevice k : made) {
-                k.close();
+                k.discard();
             }
             if (implementation == Implementation.AUTO && KernelDevice.absent(e)) {
                 LOG.info("wireguard kernel module not available, running WireGuard in userspace dev={} reason=\"{}\"",

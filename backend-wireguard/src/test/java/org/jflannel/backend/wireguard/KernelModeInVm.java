@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
  * reach each other (both sides' first packets at once, the initiations crossing, ours with the higher key;
  * the kernel initiating alone; a CRC-checked TCP stream both ways); the kernel's peer stats read through our
  * {@code WG_CMD_GET_DEVICE} dump agree with {@code wg show dump}; a removed lease
- * takes the kernel's peer away and its traffic is dropped; the device is deleted on close. Dual stack in separate mode with a PSK: the
+ * takes the kernel's peer away and its traffic is dropped; the device is kept on close (ours) and carries
+ * traffic with the network closed, and a start under another backend deletes it. Dual stack in separate mode with a PSK: the
  * IPv6 device's IPv6 endpoint (sockaddr_in6, written and read back) and allowed IPs, ping6 between two kernel-mode nodes.
  */
 class KernelModeInVm {
@@ -91,8 +92,18 @@ class KernelModeInVm {
             na.apply(List.of(LeaseEvent.added(WireguardGoInteropIT.lease("10.244.2.0/24", "192.0.2.2", nb.publicKey()))));
             assertThat(received(ping(a, "10.244.1.1", "10.244.2.1"))).as("kernel initiates, ours answers").isPositive();
 
+            String index = a.ip("-o", "link", "show", "flannel-wg").split(":")[0];
             na.close();
-            assertThat(a.execAnyExit("ip", "link", "show", "flannel-wg")).as("deleted on close").doesNotContain("flannel-wg:");
+            // ours: the kernel keeps carrying the node's traffic while the daemon is down, for the next start to adopt
+            assertThat(a.ip("-o", "link", "show", "flannel-wg")).as("kept on close, the same device").startsWith(index + ":");
+            assertThat(a.exec("wg", "show", "flannel-wg", "peers").strip()).as("its peer kept").isEqualTo(keyB);
+            assertThat(received(ping(b, "10.244.2.1", "10.244.1.1"))).as("b reaches a's kernel with a's daemon gone").isPositive();
+            // a start under another backend deletes it (flanneld's Daemon does this for every Backend.Type but wireguard)
+            a.inside(() -> {
+                WireguardBackend.deleteLeftoverDevices("Backend.Type=vxlan");
+                return null;
+            });
+            assertThat(a.execAnyExit("ip", "link", "show", "flannel-wg")).as("deleted for another backend").doesNotContain("flannel-wg:");
         }
     }
 
@@ -190,7 +201,13 @@ class KernelModeInVm {
             });
             nb.close();
             na.close();
-            assertThat(a.execAnyExit("ip", "link", "show", "flannel-wg-v6")).doesNotContain("flannel-wg-v6:");
+            assertThat(a.ip("-o", "link", "show", "flannel-wg-v6")).as("kept on close (ours)").contains("flannel-wg-v6:");
+            a.inside(() -> {
+                WireguardBackend.deleteLeftoverDevices("Backend.Type=host-gw");
+                return null;
+            });
+            assertThat(a.execAnyExit("ip", "link", "show", "flannel-wg")).as("deleted for another backend").doesNotContain("flannel-wg:");
+            assertThat(a.execAnyExit("ip", "link", "show", "flannel-wg-v6")).as("deleted for another backend").doesNotContain("flannel-wg-v6:");
         }
     }
 

@@ -141,6 +141,10 @@ public final class Daemon {
         ExternalInterface ext = externalInterface(conf, subnets, earlyExt);
         LeaseLoop loop = new LeaseLoop(metrics, startupHeap);
         backendType = conf.backend().type();
+        if (!backendType.equals("wireguard")) {
+            // a stopped kernel-mode WireGuard run leaves its device for the next to adopt (ours): not for another backend
+            WireguardBackend.deleteLeftoverDevices("Backend.Type=" + backendType);
+        }
         Backend backend = Backends.create(backendType, ext, subnets, loop.executor(),
                 Duration.ofSeconds(o.vxlanReconcileInterval()), env);
         Network network;
