@@ -20,6 +20,7 @@ import org.jflannel.linuxnet.netlink.Link;
 import org.jflannel.linuxnet.NetlinkException;
 import org.jflannel.linuxnet.netlink.Route;
 import org.jflannel.linuxnet.netlink.RouteDiff;
+import org.jflannel.linuxnet.netlink.RouteWriter;
 import org.jflannel.linuxnet.netlink.RtNetlink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +42,7 @@ final class HostGwKernel implements PeerKernel<Route> {
     private final IpPrefix network;
     private final IpPrefix ipv6Network;
     private final HostGwCounters counters;
+    private final RouteWriter writer;
     /** Index of the external interface as last seen (it changes if the interface is re-created); read by the watch. */
     private volatile int link;
     private boolean linkMissingLogged;
@@ -56,6 +58,8 @@ final class HostGwKernel implements PeerKernel<Route> {
         this.v4 = network != null;
         this.v6 = ipv6Network != null;
         this.counters = counters;
+        this.writer = new RouteWriter(nl, LOG, this::describe, counters::programmed, counters::removed,
+                () -> counters.error(ErrorKind.ROUTE));
     }
 
     int link() {
@@ -93,54 +97,17 @@ final class HostGwKernel implements PeerKernel<Route> {
 
     @Override
     public List<Route> write(List<Route> routes, Writing<Route> how) {
-        List<Route> failed = new ArrayList<>();
-        for (Route r : routes) {
-            if (!write(r, how.failing().contains(r))) {
-                failed.add(r);
-            }
-        }
-        return failed;
-    }
-
-    /** Writes a route (replace: idempotent, and fixes a route to the same subnet via an old address). */
-    private boolean write(Route r, boolean failedBefore) {
-        try {
-            nl.replaceRoute(r);
-            counters.programmed();
-            return true;
-        } catch (NetlinkException e) {
-            counters.error(ErrorKind.ROUTE);
-            if (!failedBefore) {
-                LOG.error("route add failed {} dev={} error={}", PeerRoutes.describe(r), extName, e.getMessage());
-            } else {
-                LOG.debug("route add failed again {} error={}", PeerRoutes.describe(r), e.getMessage());
-            }
-            return false;
-        }
+        return writer.write(routes, how.failing());
     }
 
     @Override
     public boolean repair(ReadBack.Missing<Route> m, boolean failedBefore) {
-        Route r = m.entry();
-        if (!failedBefore) {
-            LOG.info("route repaired {} dev={}", PeerRoutes.describe(r), extName);
-        }
-        boolean ok = write(r, failedBefore);
-        if (ok && failedBefore) {
-            LOG.info("route added after earlier failure {} dev={}", PeerRoutes.describe(r), extName);
-        }
-        return ok;
+        return writer.repair(m.entry(), failedBefore);
     }
 
     @Override
     public void delete(Route r) {
-        try {
-            nl.deleteRoute(r);
-            counters.removed();
-        } catch (NetlinkException e) {
-            counters.error(ErrorKind.ROUTE);
-            LOG.error("route delete failed {} dev={} error={}", PeerRoutes.describe(r), extName, e.getMessage());
-        }
+        writer.delete(r);
     }
 
     /**

@@ -18,6 +18,7 @@ import org.jflannel.linuxnet.netlink.IpPrefix;
 import org.jflannel.linuxnet.netlink.Link;
 import org.jflannel.linuxnet.netlink.Route;
 import org.jflannel.linuxnet.netlink.RouteDiff;
+import org.jflannel.linuxnet.netlink.RouteWriter;
 import org.jflannel.linuxnet.netlink.RtNetlink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,6 +40,7 @@ final class IpipKernel implements PeerKernel<Route> {
     private final IpPrefix network;
     private final IpPrefix own;
     private final IpipCounters counters;
+    private final RouteWriter writer;
     private volatile int tunnel;
     private volatile int ext;
 
@@ -53,6 +55,8 @@ final class IpipKernel implements PeerKernel<Route> {
         this.network = network;
         this.own = own;
         this.counters = counters;
+        this.writer = new RouteWriter(nl, LOG, this::describe, counters::programmed, counters::removed,
+                () -> counters.error(ErrorKind.ROUTE));
     }
 
     /** Whether a netlink event about link {@code index} (or named {@code name}) concerns us. */
@@ -111,54 +115,17 @@ final class IpipKernel implements PeerKernel<Route> {
 
     @Override
     public List<Route> write(List<Route> routes, Writing<Route> how) {
-        List<Route> failed = new ArrayList<>();
-        for (Route r : routes) {
-            if (!write(r, how.failing().contains(r))) {
-                failed.add(r);
-            }
-        }
-        return failed;
-    }
-
-    /** Replace: idempotent, and moves a route to the same subnet from an old gateway or device. */
-    private boolean write(Route r, boolean failedBefore) {
-        try {
-            nl.replaceRoute(r);
-            counters.programmed();
-            return true;
-        } catch (NetlinkException e) {
-            counters.error(ErrorKind.ROUTE);
-            if (!failedBefore) {
-                LOG.error("route add failed {} dev={} error={}", IpipRoutes.describe(r), devName(r), e.getMessage());
-            } else {
-                LOG.debug("route add failed again {} error={}", IpipRoutes.describe(r), e.getMessage());
-            }
-            return false;
-        }
+        return writer.write(routes, how.failing());
     }
 
     @Override
     public boolean repair(ReadBack.Missing<Route> m, boolean failedBefore) {
-        Route r = m.entry();
-        if (!failedBefore) {
-            LOG.info("route repaired {} dev={}", IpipRoutes.describe(r), devName(r));
-        }
-        boolean ok = write(r, failedBefore);
-        if (ok && failedBefore) {
-            LOG.info("route added after earlier failure {} dev={}", IpipRoutes.describe(r), devName(r));
-        }
-        return ok;
+        return writer.repair(m.entry(), failedBefore);
     }
 
     @Override
     public void delete(Route r) {
-        try {
-            nl.deleteRoute(r);
-            counters.removed();
-        } catch (NetlinkException e) {
-            counters.error(ErrorKind.ROUTE);
-            LOG.error("route delete failed {} dev={} error={}", IpipRoutes.describe(r), devName(r), e.getMessage());
-        }
+        writer.delete(r);
     }
 
     /**
