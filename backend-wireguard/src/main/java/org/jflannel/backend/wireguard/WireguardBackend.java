@@ -109,7 +109,8 @@ public final class WireguardBackend implements Backend {
         // a stopped kernel-mode run's devices this configuration does not make (another Mode, or userspace now) go
         List<String> made = kernel.stream().map(KernelDevice::name).toList();
         deleteLeftovers(List.of(DEVICE, DEVICE_V6).stream().filter(n -> !made.contains(n)).toList(),
-                kernel.isEmpty() ? "dataplane=userspace" : "not made by Backend.Mode " + cfg.mode().text());
+                kernel.isEmpty() ? "dataplane=userspace" : "not made by this configuration (Backend.Mode " + cfg.mode().text()
+                        + ", EnableIPv4 " + conf.enableIPv4() + ", EnableIPv6 " + conf.enableIPv6() + ")");
         List<Opened> opened = new ArrayList<>();
         try {
             if (kernel.isEmpty()) {
