@@ -52,6 +52,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class EtcdWireguardKernelRestartInVm {
     /** Under the peer's timers (15 s): fails when nothing on the restarted side initiates. */
     static final Duration BOUND = Bounds.scaled(Duration.ofSeconds(3));
+    private static final String CONFIG_KEY = "/coreos.com/network/config";
     private static final Pattern REPLY = Pattern.compile("^\\[(\\d+\\.\\d+)\\] \\d+ bytes from ", Pattern.MULTILINE);
 
     @RegisterExtension
@@ -256,6 +257,29 @@ class EtcdWireguardKernelRestartInVm {
             assertThat(answered - ready).as("seconds from node1's subnet.env to the first echo (bound %s)", BOUND)
                     .isLessThan(BOUND.toMillis() / 1000.0);
         }
+    }
+
+    /**
+     * The network switched to another backend (here vxlan) while node1's daemon is stopped: the device the stop left to
+     * the kernel is deleted at the next start, so that no WireGuard device or route stays beside the new backend's
+     * (flanneld's daemon calls {@code WireguardBackend.deleteLeftoverDevices} for every backend but wireguard). Last:
+     * node1 leaves the WireGuard cluster.
+     */
+    @Test
+    @Order(7)
+    void aStartUnderAnotherBackendDeletesTheDeviceTheStopKept() throws Exception {
+        ClusterNode n1 = restarted();
+        assertThat(n1.stop()).as("exit code on SIGTERM").isZero();
+        assertThat(n1.wireguardDevice().linkPresent()).as("flannel-wg kept on SIGTERM").isTrue();
+        String config = cluster.etcdGet(CONFIG_KEY);
+        assertThat(config).contains("\"Type\":\"wireguard\"");
+        cluster.etcdPut(CONFIG_KEY, config.replace("\"Type\":\"wireguard\"", "\"Type\":\"vxlan\""));
+        n1.start();
+        n1.awaitReady();
+        assertThat(n1.wireguardDevice().linkPresent()).as("flannel-wg deleted by the vxlan start").isFalse();
+        assertThat(n1.logSinceStart()).contains("wireguard kernel device leftover deleted dev=flannel-wg")
+                .contains("reason=\"Backend.Type=vxlan\"");
+        assertThat(Files.readString(n1.subnetFile())).contains("FLANNEL_MTU=1450");
     }
 
     /**
